@@ -1,0 +1,135 @@
+package dev.clockwork.cache;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * An off-heap cache of byte values under 16-byte keys, shaped for storage engines.
+ *
+ * <h2>Keys</h2>
+ * A key is 16 bytes given as two {@code long}s, e.g. a block's file number and offset, or a
+ * 128-bit hash of an arbitrary key ({@link dev.clockwork.cache.hash.Murmur3}). The cache never looks at key bytes beyond
+ * these 128 bits, so two keys are the same entry exactly when both longs are equal.
+ *
+ * <h2>Handles</h2>
+ * {@link #lookup} returns a primitive {@code long} handle that pins the entry: while pinned it is
+ * never evicted or freed, and its value can be read through {@link #value(long)} without copying.
+ * {@link #MISS} (0) means the key was not found. Every handle must be released exactly once with
+ * {@link #release(long)}; a handle must not be used after its release. Handles cost nothing on the
+ * Java heap.
+ *
+ * <h2>Values and charges</h2>
+ * {@link #insert} copies the value into native memory owned by the cache. The entry's charge
+ * (usually the value size, but any number the caller chooses) counts against the capacity. Entry
+ * metadata is charged as well unless the cache was built not to, so that capacity bounds real
+ * memory.
+ *
+ * <h2>Threads</h2>
+ * Every method is safe to call from any thread. Lookup and release of resident entries are
+ * lock-free in the HyperClock caches. {@link #close()} frees all native memory; calls racing with
+ * or following close throw {@link IllegalStateException} and never touch freed memory.
+ */
+public interface Cache extends AutoCloseable {
+
+    /** The handle {@link #lookup} returns for a key that is not in the cache. */
+    long MISS = 0L;
+
+    /** Looks up a key; returns a pinned handle, or {@link #MISS}. */
+    long lookup(long key0, long key1);
+
+    /**
+     * Inserts a copy of {@code value} under the key, without keeping a handle.
+     *
+     * <p>Returns {@code true} when the entry was accepted: it is in the cache, or it was
+     * "inserted and immediately evicted" because there was no room for it without a strict limit
+     * (as RocksDB does). Returns {@code false} when it was refused: the strict capacity limit could
+     * not be met or the admission policy said no (both counted in {@link #stats()}). An insert of a
+     * key that is already present keeps the present entry (and refreshes its clock).
+     *
+     * @param charge what the entry counts against capacity, {@code >= 0}
+     * @throws IllegalArgumentException if {@code charge} is negative or larger than the capacity
+     */
+    boolean insert(long key0, long key1, MemorySegment value, long charge, Priority priority);
+
+    /** As {@link #insert(long, long, MemorySegment, long, Priority)}, copying from an array. */
+    boolean insert(long key0, long key1, byte[] value, int offset, int length, long charge,
+                   Priority priority);
+
+    /**
+     * Inserts a copy of {@code value} and returns a pinned handle to it, or {@link #MISS} if the
+     * insert was refused (strict capacity limit, admission). When the key is already present, or
+     * the table has no free slot, the handle refers to a standalone entry that lookups do not find
+     * and that is freed on its last release.
+     */
+    long insertPinned(long key0, long key1, MemorySegment value, long charge, Priority priority);
+
+    /** As {@link #insertPinned(long, long, MemorySegment, long, Priority)}, from an array. */
+    long insertPinned(long key0, long key1, byte[] value, int offset, int length, long charge,
+                      Priority priority);
+
+    /**
+     * A read-only view of a pinned entry's value. Valid until the handle is released; reading it
+     * after {@link #close()} throws {@link IllegalStateException}.
+     */
+    MemorySegment value(long handle);
+
+    /** The size in bytes of a pinned entry's value. */
+    long valueSize(long handle);
+
+    /** Copies a pinned entry's value into {@code dst} at {@code offset}; returns the byte count. */
+    int copyValue(long handle, byte[] dst, int offset);
+
+    /** The charge a pinned entry counts against capacity (excluding metadata). */
+    long charge(long handle);
+
+    /** Takes one more reference on an already pinned entry; release each separately. */
+    void ref(long handle);
+
+    /** Releases a handle. Returns {@code true} if this freed the entry. */
+    default boolean release(long handle) {
+        return release(handle, false);
+    }
+
+    /**
+     * Releases a handle; with {@code eraseIfLastRef}, also erases the entry when this was its last
+     * reference. Returns {@code true} if this freed the entry.
+     *
+     * @throws IllegalStateException if the handle is not pinned (double release) or stale
+     * @throws IllegalArgumentException if the handle does not belong to this cache
+     */
+    boolean release(long handle, boolean eraseIfLastRef);
+
+    /**
+     * Removes a key. A pinned entry stays readable through its handles and is freed when the last
+     * one is released. Returns {@code true} if the key was found.
+     */
+    boolean erase(long key0, long key1);
+
+    /** The capacity in bytes. */
+    long capacity();
+
+    /** Changes the capacity; a smaller capacity is reached by later inserts' evictions. */
+    void setCapacity(long capacity);
+
+    /** Bytes charged to the cache, including metadata and pinned entries. */
+    long usage();
+
+    /** Bytes charged by entries that are currently pinned by a handle (computed by a scan). */
+    long pinnedUsage();
+
+    boolean strictCapacityLimit();
+
+    /**
+     * With a strict limit, an insert that cannot make room (because too much is pinned) is refused;
+     * without it, the insert goes ahead and usage may exceed capacity until pins are released.
+     */
+    void setStrictCapacityLimit(boolean strict);
+
+    /** Entries in the table (excluding standalone ones). */
+    long entryCount();
+
+    CacheStats stats();
+
+    /** Frees every native byte the cache holds. Idempotent. */
+    @Override
+    void close();
+}

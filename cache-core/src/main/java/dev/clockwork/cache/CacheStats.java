@@ -1,0 +1,33 @@
+package dev.clockwork.cache;
+
+/**
+ * A point-in-time snapshot of a cache's counters. Counters are summed over shards without a global
+ * lock, so a snapshot taken under load is approximate but each counter is monotonic.
+ *
+ * @param hits lookups that found the key
+ * @param misses lookups that did not
+ * @param inserts inserts that stored an entry in the table
+ * @param standaloneInserts inserts that returned a pinned handle not indexed by the table
+ *     (duplicate key or table full); the entry is freed when its last handle is released
+ * @param memoryLimitRejects inserts refused because the strict capacity limit could not be met
+ * @param admissionRejects inserts refused by the {@link Admission} policy
+ * @param evictions entries evicted to make room
+ * @param evictionEffortExceeded eviction sweeps that gave up because too much of what they saw
+ *     was pinned (see the eviction effort cap)
+ */
+public record CacheStats(
+        long hits,
+        long misses,
+        long inserts,
+        long standaloneInserts,
+        long memoryLimitRejects,
+        long admissionRejects,
+        long evictions,
+        long evictionEffortExceeded) {
+
+    /** Hits divided by lookups, or 0 when there were none. */
+    public double hitRatio() {
+        long lookups = hits + misses;
+        return lookups == 0 ? 0.0 : (double) hits / lookups;
+    }
+}

@@ -1,0 +1,243 @@
+package dev.clockwork.cache;
+
+import dev.clockwork.cache.hash.Murmur3;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A byte-array front end for any {@link Cache}, for callers who do not want handles: keys are
+ * {@code byte[]} or {@link MemorySegment}s of any length, values are copied in on
+ * {@link #put} and copied out on {@link #get}.
+ *
+ * <h2>Keys are 128-bit hashes</h2>
+ * A key is hashed with MurmurHash3 x64-128 ({@link Murmur3}, seed {@link #DEFAULT_SEED} unless
+ * given) and the two 64-bit halves of the digest become the cache key {@code (key0, key1)}. The
+ * key bytes themselves are never stored, so two different keys share an entry only when their
+ * 128-bit digests are equal. For {@code n} keys that are not chosen adversarially the chance of
+ * any such collision is about {@code n^2 / 2^129} (birthday bound), e.g. ~2^-65 for four billion
+ * keys, which is why storing and comparing key bytes can be skipped. Murmur3 is not a
+ * cryptographic hash: if untrusted parties choose keys, they can build colliding keys and read or
+ * overwrite each other's values; use a cryptographic digest and the handle API in that case.
+ * A {@code byte[]} key and a {@code MemorySegment} key with the same bytes are the same key.
+ *
+ * <h2>Costs</h2>
+ * Hashing uses a two-{@code long} scratch array per thread, so a call allocates nothing beyond
+ * the {@code byte[]} that {@link #get(byte[])} returns. Every lookup pins the entry only while its
+ * value is copied and releases it in a {@code finally} block.
+ *
+ * <p>Thread-safe whenever the wrapped cache is (all {@link Cache} implementations are).
+ */
+public final class CopyingCache implements AutoCloseable {
+
+    /** The Murmur3 seed used when none is given (ASCII "clockwor"). */
+    public static final long DEFAULT_SEED = 0x636c6f636b776f72L;
+
+    private static final ThreadLocal<long[]> SCRATCH = ThreadLocal.withInitial(() -> new long[2]);
+
+    private final Cache cache;
+    private final long seed;
+
+    /** Wraps {@code cache}, hashing keys with {@link #DEFAULT_SEED}. */
+    public CopyingCache(Cache cache) {
+        this(cache, DEFAULT_SEED);
+    }
+
+    /** Wraps {@code cache}, hashing keys with the given Murmur3 seed. */
+    public CopyingCache(Cache cache, long seed) {
+        this.cache = Args.requireNonNull("cache", cache);
+        this.seed = seed;
+    }
+
+    /** The wrapped cache. */
+    public Cache cache() {
+        return cache;
+    }
+
+    /** The Murmur3 seed keys are hashed with. */
+    public long seed() {
+        return seed;
+    }
+
+    // ---------------------------------------------------------------- byte[] keys
+
+    /** A copy of the value stored under {@code key}, or {@code null} if it is not cached. */
+    public byte[] get(byte[] key) {
+        Args.requireNonNull("key", key);
+        long[] h = SCRATCH.get();
+        Murmur3.hash128(key, 0, key.length, seed, h);
+        return copyOut(h[0], h[1]);
+    }
+
+    /**
+     * Copies the value stored under {@code key} into {@code dst} at {@code offset}.
+     *
+     * @return the value's length, or {@code -1} if the key is not cached
+     * @throws IllegalArgumentException if the value does not fit in {@code dst} after
+     *     {@code offset}; nothing is copied then
+     * @throws IndexOutOfBoundsException if {@code offset} is not in {@code [0, dst.length]}
+     */
+    public int get(byte[] key, byte[] dst, int offset) {
+        Args.requireNonNull("key", key);
+        checkDst(dst, offset);
+        long[] h = SCRATCH.get();
+        Murmur3.hash128(key, 0, key.length, seed, h);
+        return copyOut(h[0], h[1], dst, offset);
+    }
+
+    /** {@link #put(byte[], byte[], Priority)} with {@link Priority#LOW}. */
+    public boolean put(byte[] key, byte[] value) {
+        return put(key, value, Priority.LOW);
+    }
+
+    /**
+     * Stores a copy of {@code value} under {@code key}, charged at {@code value.length} bytes. As
+     * with {@link Cache#insert}, a key that is already present keeps its present value.
+     *
+     * @return {@code true} if the cache accepted the entry, {@code false} if it refused it (strict
+     *     capacity limit or admission policy)
+     * @throws IllegalArgumentException if the value is larger than the cache's capacity
+     */
+    public boolean put(byte[] key, byte[] value, Priority priority) {
+        Args.requireNonNull("key", key);
+        Args.requireNonNull("value", value);
+        Args.requireNonNull("priority", priority);
+        long[] h = SCRATCH.get();
+        Murmur3.hash128(key, 0, key.length, seed, h);
+        return cache.insert(h[0], h[1], value, 0, value.length, value.length, priority);
+    }
+
+    /** Removes {@code key}; returns {@code true} if it was cached. */
+    public boolean remove(byte[] key) {
+        Args.requireNonNull("key", key);
+        long[] h = SCRATCH.get();
+        Murmur3.hash128(key, 0, key.length, seed, h);
+        return cache.erase(h[0], h[1]);
+    }
+
+    // ---------------------------------------------------------------- MemorySegment keys
+
+    /** As {@link #get(byte[])}, with the key's bytes in a segment (all of it). */
+    public byte[] get(MemorySegment key) {
+        Args.requireNonNull("key", key);
+        long[] h = SCRATCH.get();
+        Murmur3.hash128(key, 0, key.byteSize(), seed, h);
+        return copyOut(h[0], h[1]);
+    }
+
+    /** As {@link #get(byte[], byte[], int)}, with the key's bytes in a segment. */
+    public int get(MemorySegment key, byte[] dst, int offset) {
+        Args.requireNonNull("key", key);
+        checkDst(dst, offset);
+        long[] h = SCRATCH.get();
+        Murmur3.hash128(key, 0, key.byteSize(), seed, h);
+        return copyOut(h[0], h[1], dst, offset);
+    }
+
+    /**
+     * Copies the value stored under {@code key} to the start of {@code dst}.
+     *
+     * @return the value's length, or {@code -1} if the key is not cached
+     * @throws IllegalArgumentException if the value is larger than {@code dst}; nothing is copied
+     *     then
+     */
+    public long get(MemorySegment key, MemorySegment dst) {
+        Args.requireNonNull("key", key);
+        Args.requireNonNull("dst", dst);
+        long[] h = SCRATCH.get();
+        Murmur3.hash128(key, 0, key.byteSize(), seed, h);
+        long handle = cache.lookup(h[0], h[1]);
+        if (handle == Cache.MISS) {
+            return -1;
+        }
+        try {
+            long size = cache.valueSize(handle);
+            if (size > dst.byteSize()) {
+                throw new IllegalArgumentException("dst too small: value is " + size
+                        + " bytes, dst has " + dst.byteSize());
+            }
+            MemorySegment.copy(cache.value(handle), 0, dst, 0, size);
+            return size;
+        } finally {
+            cache.release(handle);
+        }
+    }
+
+    /** {@link #put(MemorySegment, MemorySegment, Priority)} with {@link Priority#LOW}. */
+    public boolean put(MemorySegment key, MemorySegment value) {
+        return put(key, value, Priority.LOW);
+    }
+
+    /**
+     * As {@link #put(byte[], byte[], Priority)}, with key and value in segments; the charge is
+     * {@code value.byteSize()}.
+     */
+    public boolean put(MemorySegment key, MemorySegment value, Priority priority) {
+        Args.requireNonNull("key", key);
+        Args.requireNonNull("value", value);
+        Args.requireNonNull("priority", priority);
+        long[] h = SCRATCH.get();
+        Murmur3.hash128(key, 0, key.byteSize(), seed, h);
+        return cache.insert(h[0], h[1], value, value.byteSize(), priority);
+    }
+
+    /** Removes {@code key}; returns {@code true} if it was cached. */
+    public boolean remove(MemorySegment key) {
+        Args.requireNonNull("key", key);
+        long[] h = SCRATCH.get();
+        Murmur3.hash128(key, 0, key.byteSize(), seed, h);
+        return cache.erase(h[0], h[1]);
+    }
+
+    /** Closes the wrapped cache, freeing its native memory. */
+    @Override
+    public void close() {
+        cache.close();
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    private byte[] copyOut(long key0, long key1) {
+        long handle = cache.lookup(key0, key1);
+        if (handle == Cache.MISS) {
+            return null;
+        }
+        try {
+            long size = cache.valueSize(handle);
+            if (size > Integer.MAX_VALUE - 8) {
+                throw new IllegalStateException(
+                        "value of " + size + " bytes does not fit in a byte[]");
+            }
+            byte[] out = new byte[(int) size];
+            cache.copyValue(handle, out, 0);
+            return out;
+        } finally {
+            cache.release(handle);
+        }
+    }
+
+    private int copyOut(long key0, long key1, byte[] dst, int offset) {
+        long handle = cache.lookup(key0, key1);
+        if (handle == Cache.MISS) {
+            return -1;
+        }
+        try {
+            long size = cache.valueSize(handle);
+            int room = dst.length - offset;
+            if (size > room) {
+                throw new IllegalArgumentException("dst too small: value is " + size
+                        + " bytes, dst has " + room + " from offset " + offset);
+            }
+            return cache.copyValue(handle, dst, offset);
+        } finally {
+            cache.release(handle);
+        }
+    }
+
+    private static void checkDst(byte[] dst, int offset) {
+        Args.requireNonNull("dst", dst);
+        if (offset < 0 || offset > dst.length) {
+            throw new IndexOutOfBoundsException(
+                    "offset " + offset + " is outside [0, dst.length = " + dst.length + "]");
+        }
+    }
+}

@@ -1,0 +1,15 @@
+package dev.clockwork.cache;
+
+/**
+ * How hard a cache should try to keep an entry, honoured by every cache type.
+ *
+ * <p>A HyperClock cache gives a new entry a clock countdown of 3, 2 or 1 (it survives that many
+ * sweeps without a hit); an LRU cache inserts it at the head of the high, low or bottom pool. Index
+ * and filter blocks are typically {@link #HIGH}, data blocks {@link #LOW}, blobs and scans
+ * {@link #BOTTOM}.
+ */
+public enum Priority {
+    HIGH,
+    LOW,
+    BOTTOM
+}

@@ -1,0 +1,49 @@
+package dev.clockwork.offheap;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The native-memory context of one cache: a shared arena that owns nothing but the right to be
+ * closed, and views of native memory scoped to it.
+ *
+ * <p>Values and tables are malloc'd (see {@link NativeMemory}) and reached only through views
+ * scoped to this arena. {@code close()} closes the arena first — after which every access through
+ * those views, by any thread, throws {@link IllegalStateException} — and only then frees the
+ * memory. So a thread racing with close gets an exception, never a read of freed memory.
+ */
+final class CacheMemory {
+    private final Arena arena = Arena.ofShared();
+    /** All of the address space, scoped to the arena: values are read and written through it. */
+    private final MemorySegment all = MemorySegment.NULL.reinterpret(Long.MAX_VALUE, arena, null);
+    final StatsCounters stats = new StatsCounters();
+
+    Arena arena() {
+        return arena;
+    }
+
+    MemorySegment all() {
+        return all;
+    }
+
+    /**
+     * Closes the arena, waiting out threads that are inside an access at this moment (the JDK
+     * refuses to close a shared arena while a thread holds it; such accesses are short).
+     */
+    void closeArena() {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                arena.close();
+                return;
+            } catch (IllegalStateException busy) {
+                if (!arena.scope().isAlive()) {
+                    return;
+                }
+                if (attempt > 10_000) {
+                    throw busy;
+                }
+                Thread.onSpinWait();
+            }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+package dev.clockwork.offheap;
+
+/**
+ * The 64-bit meta word of a clock-cache slot, and the protocol states it encodes. Updated only with
+ * atomic read-modify-writes so that a lookup can take a reference with a single fetch-add.
+ *
+ * <pre>
+ *  63 62 61 60  59 .............. 30  29 ............... 0
+ * +--+--+--+--+--------------------+--------------------+
+ * |V |S |O |- |  release counter   |  acquire counter   |
+ * +--+--+--+--+--------------------+--------------------+
+ *  V = visible (findable by lookup), S = shareable (reference counted), O = occupied
+ * </pre>
+ *
+ * <h2>States</h2>
+ * <ul>
+ *   <li><b>Empty</b> (O=0): free. Counter bits may hold garbage from optimistic lookups; whoever
+ *       claims the slot overwrites the whole word.</li>
+ *   <li><b>Under construction</b> (O only): owned exclusively by one thread, which is filling or
+ *       freeing it. Lookups that increment its counter do no harm and must not undo.</li>
+ *   <li><b>Visible</b> (V S O): an entry lookups can find and reference.</li>
+ *   <li><b>Invisible</b> (S O): erased but still referenced; freed by its last release.</li>
+ * </ul>
+ * Transitions: Empty → Under construction → Visible → (Invisible →) Under construction → Empty.
+ * Never Invisible → Visible.
+ *
+ * <h2>Counters</h2>
+ * References held = acquire − release (mod 2^30). When that is zero, the common value of both
+ * counters is the entry's <em>countdown clock</em> (read as min(value, 3)): the number of eviction
+ * sweeps it survives. A new entry starts with its priority's countdown (3/2/1); a hit that is
+ * released with {@code useful = true} advances release, leaving the clock higher after a sweep
+ * resets the counters; a sweep decrements it.
+ */
+final class ClockMeta {
+    static final int COUNTER_BITS = 30;
+    static final long COUNTER_MASK = (1L << COUNTER_BITS) - 1;
+    static final int ACQUIRE_SHIFT = 0;
+    static final int RELEASE_SHIFT = COUNTER_BITS;
+    static final long ACQUIRE_ONE = 1L << ACQUIRE_SHIFT;
+    static final long RELEASE_ONE = 1L << RELEASE_SHIFT;
+
+    static final long OCCUPIED = 1L << 61;
+    static final long SHAREABLE = 1L << 62;
+    static final long VISIBLE = 1L << 63;
+    static final long STATE_MASK = OCCUPIED | SHAREABLE | VISIBLE;
+
+    static final long EMPTY = 0L;
+    static final long UNDER_CONSTRUCTION = OCCUPIED;
+    static final long VISIBLE_STATE = OCCUPIED | SHAREABLE | VISIBLE;
+    static final long INVISIBLE_STATE = OCCUPIED | SHAREABLE;
+
+    /** Countdown values are capped here: an entry survives at most this many idle sweeps. */
+    static final int MAX_COUNTDOWN = 3;
+
+    /** Top bit of each counter; cleared together when the release counter nears overflow. */
+    static final long COUNTER_TOP_BITS =
+            (1L << (ACQUIRE_SHIFT + COUNTER_BITS - 1)) | (1L << (RELEASE_SHIFT + COUNTER_BITS - 1));
+    /** Release-counter value past which near-overflow correction clears the counters' top bits. */
+    static final long OVERFLOW_THRESHOLD = (1L << (COUNTER_BITS - 1)) + MAX_COUNTDOWN;
+
+    private ClockMeta() {
+    }
+
+    static long acquireCount(long meta) {
+        return (meta >>> ACQUIRE_SHIFT) & COUNTER_MASK;
+    }
+
+    static long releaseCount(long meta) {
+        return (meta >>> RELEASE_SHIFT) & COUNTER_MASK;
+    }
+
+    static long refCount(long meta) {
+        return (acquireCount(meta) - releaseCount(meta)) & COUNTER_MASK;
+    }
+
+    static boolean isEmpty(long meta) {
+        return (meta & OCCUPIED) == 0;
+    }
+
+    static boolean isShareable(long meta) {
+        return (meta & SHAREABLE) != 0;
+    }
+
+    static boolean isVisible(long meta) {
+        return (meta & VISIBLE) != 0;
+    }
+
+    /** Shareable but no longer findable: erased while referenced. */
+    static boolean isInvisible(long meta) {
+        return (meta & (SHAREABLE | VISIBLE)) == SHAREABLE;
+    }
+
+    /** A visible word with both counters at {@code acquire} and {@code release}. */
+    static long visible(long acquire, long release) {
+        return VISIBLE_STATE | (release << RELEASE_SHIFT) | (acquire << ACQUIRE_SHIFT);
+    }
+
+    /** The same word with both counters set to {@code count} (a clock update). */
+    static long withCounters(long meta, long count) {
+        return (meta & STATE_MASK) | (count << RELEASE_SHIFT) | (count << ACQUIRE_SHIFT);
+    }
+
+    /** Initial countdown of a new entry: how many sweeps it survives without a hit. */
+    static long initialCountdown(dev.clockwork.cache.Priority priority) {
+        return switch (priority) {
+            case HIGH -> 3;
+            case LOW -> 2;
+            case BOTTOM -> 1;
+        };
+    }
+}

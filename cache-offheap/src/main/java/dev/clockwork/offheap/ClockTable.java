@@ -1,0 +1,449 @@
+package dev.clockwork.offheap;
+
+import static dev.clockwork.offheap.ClockMeta.ACQUIRE_ONE;
+import static dev.clockwork.offheap.ClockMeta.COUNTER_TOP_BITS;
+import static dev.clockwork.offheap.ClockMeta.MAX_COUNTDOWN;
+import static dev.clockwork.offheap.ClockMeta.OVERFLOW_THRESHOLD;
+import static dev.clockwork.offheap.ClockMeta.RELEASE_ONE;
+import static dev.clockwork.offheap.ClockMeta.UNDER_CONSTRUCTION;
+import static dev.clockwork.offheap.ClockMeta.acquireCount;
+import static dev.clockwork.offheap.ClockMeta.isInvisible;
+import static dev.clockwork.offheap.ClockMeta.isShareable;
+import static dev.clockwork.offheap.ClockMeta.isVisible;
+import static dev.clockwork.offheap.ClockMeta.refCount;
+import static dev.clockwork.offheap.ClockMeta.releaseCount;
+import static dev.clockwork.offheap.SlotLayout.SLOT_BYTES;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * One shard of a HyperClock cache: the per-entry clock protocol (see {@link ClockMeta}) and the
+ * shard's capacity accounting, shared by every table layout. A subclass supplies the index: how a
+ * key finds its slot, how an insert claims one, and the eviction sweep's order.
+ *
+ * <p>Slots are addressed by their byte offset in {@link #slots}. All accesses go through segments
+ * scoped to the cache's shared arena, so a call racing with {@code close()} fails with an
+ * exception instead of touching freed memory.
+ */
+abstract class ClockTable extends PaddedCounters {
+    /** {@code (MemorySegment, long offset)} handles, exact so that a wrong type throws, not boxes. */
+    static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
+    static final VarHandle INT = ValueLayout.JAVA_INT.varHandle().withInvokeExactBehavior();
+
+    /** Results of {@link #insert} that are not a slot offset. */
+    static final long INSERT_DROPPED = -1;   // not stored, nothing charged: free the value
+    static final long INSERT_REFUSED = -2;   // strict limit not met, nothing charged: free the value
+    static final long INSERT_STANDALONE = -3; // usage charged: make a standalone entry
+
+    /** Returned by lookups that find nothing. */
+    static final long NOT_FOUND = -1;
+
+    /** Thread-confined scratch for one eviction run, so eviction allocates nothing. */
+    static final class EvictionData {
+        long freedCharge;
+        long freedCount;
+        long seenPinned;
+
+        EvictionData reset() {
+            freedCharge = 0;
+            freedCount = 0;
+            seenPinned = 0;
+            return this;
+        }
+    }
+
+    private static final ThreadLocal<EvictionData> EVICTION_DATA =
+            ThreadLocal.withInitial(EvictionData::new);
+
+    final MemorySegment slots;
+    final long slotCount;
+    final int shardIndex;
+    final CacheMemory memory;
+    private final long rawAddress;
+    private final long tableBytes;
+    private final long metadataChargePerSlot;
+
+    private volatile long capacity;
+    private volatile boolean strict;
+    private final int evictionEffortCap;
+
+    ClockTable(long slotCount, int shardIndex, long capacity, boolean strict, int evictionEffortCap,
+               boolean chargeMetadata, CacheMemory memory) {
+        this.slotCount = slotCount;
+        this.shardIndex = shardIndex;
+        this.memory = memory;
+        this.tableBytes = slotCount * SLOT_BYTES;
+        this.rawAddress = NativeMemory.allocateAligned(tableBytes, SLOT_BYTES);
+        MemorySegment raw = MemorySegment.ofAddress(rawAddress).reinterpret(tableBytes);
+        raw.fill((byte) 0);
+        this.slots = raw.reinterpret(memory.arena(), null);
+        this.capacity = capacity;
+        this.strict = strict;
+        this.evictionEffortCap = evictionEffortCap;
+        this.metadataChargePerSlot = chargeMetadata ? SLOT_BYTES : 0;
+        if (chargeMetadata) {
+            addUsage(tableBytes);
+        }
+    }
+
+    // ---------------------------------------------------------------- meta word access
+
+    final long getAndAddMeta(long slot, long delta) {
+        return (long) LONG.getAndAdd(slots, slot, delta);
+    }
+
+    /** An undo or a release: only needs to order this thread's earlier reads before it. */
+    final long getAndAddMetaRelease(long slot, long delta) {
+        return (long) LONG.getAndAddRelease(slots, slot, delta);
+    }
+
+    final long metaAcquire(long slot) {
+        return (long) LONG.getAcquire(slots, slot);
+    }
+
+    final long metaOpaque(long slot) {
+        return (long) LONG.getOpaque(slots, slot);
+    }
+
+    final long compareAndExchangeMeta(long slot, long expected, long update) {
+        return (long) LONG.compareAndExchange(slots, slot, expected, update);
+    }
+
+    /** Publishes a slot's fields, written plainly before, with its new meta word. */
+    final void publishMeta(long slot, long meta) {
+        LONG.setRelease(slots, slot, meta);
+    }
+
+    final long key0(long slot) {
+        return (long) LONG.get(slots, SlotLayout.key0Offset(slot));
+    }
+
+    final long key1(long slot) {
+        return (long) LONG.get(slots, SlotLayout.key1Offset(slot));
+    }
+
+    final long charge(long slot) {
+        return (long) LONG.get(slots, SlotLayout.chargeOffset(slot));
+    }
+
+    final long valueAddress(long slot) {
+        return (long) LONG.get(slots, SlotLayout.valueAddressOffset(slot));
+    }
+
+    final int valueLength(long slot) {
+        return (int) INT.get(slots, SlotLayout.valueLengthOffset(slot));
+    }
+
+    final void writeEntry(long slot, long h0, long h1, long valueAddress, int valueLength, long charge) {
+        LONG.set(slots, SlotLayout.key0Offset(slot), h0);
+        LONG.set(slots, SlotLayout.key1Offset(slot), h1);
+        LONG.set(slots, SlotLayout.valueAddressOffset(slot), valueAddress);
+        LONG.set(slots, SlotLayout.chargeOffset(slot), charge);
+        INT.set(slots, SlotLayout.valueLengthOffset(slot), valueLength);
+        INT.set(slots, SlotLayout.flagsOffset(slot), 0);
+    }
+
+    // ---------------------------------------------------------------- per-entry protocol
+
+    /** Pretends an internal reference (one or more) was never taken: no clock boost. */
+    final void unref(long slot, long count) {
+        getAndAddMetaRelease(slot, -count * ACQUIRE_ONE);
+    }
+
+    /**
+     * Keeps a much-referenced entry's counters from overflowing: once the release counter passes
+     * half its range, clear the top bit of both counters. That preserves the reference count and
+     * the logical countdown (all values above {@link ClockMeta#MAX_COUNTDOWN} read the same), and
+     * is idempotent, so a racing duplicate correction does no harm.
+     */
+    final void correctNearOverflow(long oldMeta, long slot) {
+        if (releaseCount(oldMeta) > OVERFLOW_THRESHOLD) {
+            long unused = (long) LONG.getAndBitwiseAndRelease(slots, slot, ~COUNTER_TOP_BITS);
+        }
+    }
+
+    /** Takes one more reference on an entry the caller already holds. */
+    final void ref(long slot) {
+        long old = getAndAddMeta(slot, ACQUIRE_ONE);
+        if (!isShareable(old) || refCount(old) == 0) {
+            if (isShareable(old)) {
+                unref(slot, 1);
+            }
+            throw new IllegalStateException("handle is not pinned (released already, or stale)");
+        }
+    }
+
+    /**
+     * Releases one reference. A "useful" release advances the release counter, which raises the
+     * entry's clock; a non-useful one takes back the acquire as if the lookup never happened.
+     * Frees the entry if this was its last reference and it was erased, or if asked to.
+     *
+     * @return whether this call freed the entry
+     */
+    final boolean release(long slot, boolean useful, boolean eraseIfLastRef) {
+        long delta = useful ? RELEASE_ONE : -ACQUIRE_ONE;
+        // Release mode: our reads of the value must happen before anyone who sees the count drop
+        // frees it; the freeing thread's CAS (volatile) pairs with this.
+        long old = getAndAddMetaRelease(slot, delta);
+        if (!isShareable(old) || refCount(old) == 0) {
+            // Not referenced: a double release or a stale handle. On a shareable slot undo our
+            // change; on an empty or under-construction one the owner overwrites the whole word.
+            if (isShareable(old)) {
+                getAndAddMetaRelease(slot, -delta);
+            }
+            throw new IllegalStateException("handle is not pinned (released twice, or stale)");
+        }
+        if (!eraseIfLastRef && !isInvisible(old)) {
+            correctNearOverflow(old, slot);
+            return false;
+        }
+        long current = old + delta;
+        for (;;) {
+            if (refCount(current) != 0) {
+                correctNearOverflow(old, slot);
+                return false;
+            }
+            if (!isShareable(current)) {
+                return false; // someone else took ownership
+            }
+            // A tiny window: another thread may have freed and replaced this entry with one that
+            // also has no references, and we erase that one. Harmless imprecision (RocksDB's too).
+            long witness = compareAndExchangeMeta(slot, current, UNDER_CONSTRUCTION);
+            if (witness == current) {
+                break;
+            }
+            current = witness;
+        }
+        long charge = charge(slot);
+        removeOwned(slot);
+        reclaim(charge);
+        return true;
+    }
+
+    /** Frees an owned (under construction) entry's value and marks its slot empty. */
+    final void freeValueAndMarkEmpty(long slot) {
+        NativeMemory.free(valueAddress(slot), valueLength(slot));
+        publishMeta(slot, ClockMeta.EMPTY);
+    }
+
+    final void reclaim(long charge) {
+        addOccupancy(-1);
+        addUsage(-charge);
+    }
+
+    /**
+     * One clock step on a slot: skip it if it is not shareable or is referenced; otherwise either
+     * decrement its countdown (a visible entry with time left) or take ownership to evict it.
+     *
+     * @return whether the caller now owns the slot (under construction) and must evict it
+     */
+    final boolean clockUpdate(long slot, EvictionData data) {
+        // A stale read is fine: every decision below is confirmed by a CAS.
+        long meta = metaOpaque(slot);
+        if (!isShareable(meta)) {
+            return false;
+        }
+        long acquire = acquireCount(meta);
+        if (acquire != releaseCount(meta)) {
+            data.seenPinned++;
+            return false;
+        }
+        if (isVisible(meta) && acquire > 0) {
+            long count = Math.min(acquire - 1, MAX_COUNTDOWN - 1);
+            // No retry: a failure means the entry was just used, so leave it be.
+            boolean ignored =
+                    LONG.weakCompareAndSetPlain(slots, slot, meta, ClockMeta.withCounters(meta, count));
+            return false;
+        }
+        if (compareAndExchangeMeta(slot, meta, UNDER_CONSTRUCTION) == meta) {
+            data.freedCharge += charge(slot);
+            data.freedCount++;
+            return true;
+        }
+        return false;
+    }
+
+    final boolean isEvictionEffortExceeded(EvictionData data) {
+        // Strict limits must find room if it exists, so they ignore the cap.
+        long cap = strict ? Long.MAX_VALUE / 4 : evictionEffortCap;
+        return (data.freedCount + 1) * cap <= data.seenPinned;
+    }
+
+    // ---------------------------------------------------------------- insert and capacity
+
+    /**
+     * Charges usage for an entry and stores it in the table.
+     *
+     * @return the slot offset (>= 0) of the new entry, or one of the {@code INSERT_*} codes
+     */
+    final long insert(long h0, long h1, long valueAddress, int valueLength, long charge,
+                      long countdown, boolean keepRef) {
+        long oldOccupancy = addOccupancy(1);
+        boolean needEvictForOccupancy = !growIfNeeded(oldOccupancy + 1);
+        if (strict) {
+            if (!chargeUsageStrict(charge, needEvictForOccupancy)) {
+                addOccupancy(-1);
+                return INSERT_REFUSED;
+            }
+        } else if (!chargeUsageNonStrict(charge, needEvictForOccupancy)) {
+            addOccupancy(-1);
+            if (!keepRef) {
+                return INSERT_DROPPED; // as if inserted and evicted at once
+            }
+            addUsage(charge);
+            return INSERT_STANDALONE;
+        }
+        long slot = doInsert(h0, h1, valueAddress, valueLength, charge, countdown, keepRef);
+        if (slot >= 0) {
+            return slot;
+        }
+        addOccupancy(-1);
+        if (!keepRef) {
+            addUsage(-charge);
+            return INSERT_DROPPED;
+        }
+        return INSERT_STANDALONE;
+    }
+
+    /** Charges a standalone entry made without a table insert (usage only). */
+    final void chargeStandalone(long charge) {
+        addUsage(charge);
+    }
+
+    private boolean chargeUsageStrict(long charge, boolean needEvictForOccupancy) {
+        long cap = capacity;
+        if (charge > cap) {
+            return false;
+        }
+        long oldUsage;
+        long newUsage;
+        do {
+            oldUsage = usage();
+            newUsage = Math.min(cap, oldUsage + charge);
+        } while (newUsage != oldUsage && !casUsage(oldUsage, newUsage));
+        long needEvict = oldUsage + charge - newUsage;
+        long request = needEvict == 0 && needEvictForOccupancy ? 1 : needEvict;
+        if (request == 0) {
+            return true;
+        }
+        EvictionData data = EVICTION_DATA.get().reset();
+        evict(request, data);
+        addOccupancy(-data.freedCount);
+        if (data.freedCharge > needEvict) {
+            addUsage(-(data.freedCharge - needEvict));
+        } else if (data.freedCharge < needEvict || (needEvictForOccupancy && data.freedCount == 0)) {
+            addUsage(-(data.freedCharge + (newUsage - oldUsage)));
+            return false;
+        }
+        return true;
+    }
+
+    private boolean chargeUsageNonStrict(long charge, boolean needEvictForOccupancy) {
+        long oldUsage = usage();
+        long cap = capacity;
+        long needEvict;
+        if (oldUsage + charge <= cap || charge > oldUsage) {
+            // Fits, or there is not yet that much to evict (likely all pinned): go over.
+            needEvict = 0;
+        } else {
+            needEvict = charge;
+            if (oldUsage > cap) {
+                // Already over: evict a little extra so racing inserts converge back to capacity.
+                needEvict += Math.min(cap / 1024, charge) + 1;
+            }
+        }
+        if (needEvictForOccupancy && needEvict == 0) {
+            needEvict = 1;
+        }
+        long freedCharge = 0;
+        if (needEvict > 0) {
+            EvictionData data = EVICTION_DATA.get().reset();
+            evict(needEvict, data);
+            if (needEvictForOccupancy && data.freedCount == 0) {
+                return false;
+            }
+            addOccupancy(-data.freedCount);
+            freedCharge = data.freedCharge;
+        }
+        addUsage(charge - freedCharge);
+        return true;
+    }
+
+    final long capacity() {
+        return capacity;
+    }
+
+    final void setCapacity(long capacity) {
+        this.capacity = capacity;
+    }
+
+    final void setStrict(boolean strict) {
+        this.strict = strict;
+    }
+
+    final boolean strict() {
+        return strict;
+    }
+
+    // ---------------------------------------------------------------- scans
+
+    /** Bytes charged by referenced entries, counting each slot's metadata if charged. */
+    final long pinnedUsage() {
+        long sum = 0;
+        for (long slot = 0; slot < tableBytes; slot += SLOT_BYTES) {
+            long meta = metaOpaque(slot);
+            if (isShareable(meta) && refCount(meta) != 0) {
+                sum += charge(slot) + metadataChargePerSlot;
+            }
+        }
+        return sum;
+    }
+
+    /**
+     * Frees every value left in the table and the table itself. Called by the cache's close after
+     * its arena is closed, so no other thread can be touching the table.
+     */
+    final void freeAll() {
+        MemorySegment raw = MemorySegment.ofAddress(rawAddress).reinterpret(tableBytes);
+        for (long slot = 0; slot < tableBytes; slot += SLOT_BYTES) {
+            long meta = raw.get(ValueLayout.JAVA_LONG, slot);
+            if (isShareable(meta)) {
+                NativeMemory.free(raw.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot)),
+                        raw.get(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot)));
+            }
+        }
+        NativeMemory.free(rawAddress, tableBytes);
+    }
+
+    // ---------------------------------------------------------------- the index (per table type)
+
+    /** Returns whether the table can hold {@code newOccupancy} entries (growing if it can). */
+    abstract boolean growIfNeeded(long newOccupancy);
+
+    /** Claims a slot and publishes the entry; returns its offset, or a negative value if not. */
+    abstract long doInsert(long h0, long h1, long valueAddress, int valueLength, long charge,
+                           long countdown, boolean keepRef);
+
+    /** Finds a visible entry and takes a reference; returns its slot offset or {@link #NOT_FOUND}. */
+    abstract long lookup(long h0, long h1);
+
+    /** Erases a key; returns whether a visible entry was found. */
+    abstract boolean erase(long h0, long h1);
+
+    /** Evicts unreferenced entries until {@code requested} charge is freed or effort runs out. */
+    abstract void evict(long requested, EvictionData data);
+
+    /**
+     * Unlinks an owned (under construction) entry from the index, frees its value and marks the
+     * slot empty. Usage and occupancy are the caller's to update.
+     */
+    abstract void removeOwned(long slot);
+
+    /** The shared arena whose closing makes every view of this table unusable. */
+    final Arena arena() {
+        return memory.arena();
+    }
+}

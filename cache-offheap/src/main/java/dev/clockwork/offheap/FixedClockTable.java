@@ -1,0 +1,247 @@
+package dev.clockwork.offheap;
+
+import static dev.clockwork.offheap.ClockMeta.ACQUIRE_ONE;
+import static dev.clockwork.offheap.ClockMeta.MAX_COUNTDOWN;
+import static dev.clockwork.offheap.ClockMeta.OCCUPIED;
+import static dev.clockwork.offheap.ClockMeta.RELEASE_ONE;
+import static dev.clockwork.offheap.ClockMeta.isEmpty;
+import static dev.clockwork.offheap.ClockMeta.isInvisible;
+import static dev.clockwork.offheap.ClockMeta.isVisible;
+import static dev.clockwork.offheap.ClockMeta.refCount;
+import static dev.clockwork.offheap.SlotLayout.SLOT_SHIFT;
+
+/**
+ * The fixed-size index: open addressing with double hashing over a power-of-two slot array sized
+ * once from the capacity and an estimated entry charge.
+ *
+ * <p>A key's probe sequence starts at {@code h1 mod n} and steps by {@code h0 | 1}; the step is
+ * odd, so the sequence visits every slot exactly once. Each slot counts its <em>displacements</em>:
+ * how many entries' probe paths pass over it. An insert increments them along its path (and rolls
+ * them back if it gives up); removing an entry rolls back its path. A lookup or erase stops at a
+ * non-matching slot whose displacement count is zero: no entry lies beyond it on this path.
+ *
+ * <p>Occupancy is capped at {@link #STRICT_LOAD_FACTOR} of the slots; the target is
+ * {@link #LOAD_FACTOR}, which sizing uses.
+ */
+final class FixedClockTable extends ClockTable {
+    /** Sizing target: expected entries per slot. */
+    static final double LOAD_FACTOR = 0.7;
+    /** Hard cap on occupied slots per slot; beyond it an insert must evict or go standalone. */
+    static final double STRICT_LOAD_FACTOR = 0.84;
+    /** Slots an eviction thread claims from the shared clock pointer at a time. */
+    private static final int CLOCK_STEP = 4;
+
+    private final int lengthBits;
+    private final long lengthMask;
+    private final long occupancyLimit;
+
+    FixedClockTable(int lengthBits, int shardIndex, long capacity, boolean strict,
+                    int evictionEffortCap, boolean chargeMetadata, CacheMemory memory) {
+        super(1L << lengthBits, shardIndex, capacity, strict, evictionEffortCap, chargeMetadata,
+                memory);
+        this.lengthBits = lengthBits;
+        this.lengthMask = (1L << lengthBits) - 1;
+        this.occupancyLimit = (long) ((1L << lengthBits) * STRICT_LOAD_FACTOR);
+    }
+
+    /**
+     * Slot count (as a power of two) for a shard: enough slots that entries of the estimated charge
+     * fill capacity at {@link #LOAD_FACTOR}, counting each slot's metadata when it is charged.
+     */
+    static int lengthBits(long capacity, long estimatedEntryCharge, boolean chargeMetadata) {
+        double averageSlotCharge = estimatedEntryCharge * LOAD_FACTOR
+                + (chargeMetadata ? SlotLayout.SLOT_BYTES : 0);
+        long slots = Math.max(1L, (long) Math.ceil(capacity / averageSlotCharge));
+        int bits = 64 - Long.numberOfLeadingZeros(slots - 1); // ceil(log2(slots))
+        if (chargeMetadata) {
+            // With tiny estimates the table alone could exceed capacity.
+            while (bits > 0 && (SlotLayout.SLOT_BYTES << bits) > capacity) {
+                bits--;
+            }
+        }
+        return Math.min(bits, 31);
+    }
+
+    long occupancyLimit() {
+        return occupancyLimit;
+    }
+
+    private long slotAt(long index) {
+        return (index & lengthMask) << SLOT_SHIFT;
+    }
+
+    private int displacements(long slot) {
+        return (int) INT.getOpaque(slots, SlotLayout.displacementsOffset(slot));
+    }
+
+    private void addDisplacements(long slot, int delta) {
+        int unused = (int) INT.getAndAddRelease(slots, SlotLayout.displacementsOffset(slot), delta);
+    }
+
+    @Override
+    boolean growIfNeeded(long newOccupancy) {
+        return newOccupancy <= occupancyLimit;
+    }
+
+    @Override
+    long lookup(long h0, long h1) {
+        long step = h0 | 1;
+        long first = h1 & lengthMask;
+        long index = first;
+        do {
+            long slot = index << SLOT_SHIFT;
+            // Optimistic: take a reference first, then look. Cheaper than load-then-CAS when the
+            // table is sparse, and harmless on empty or under-construction slots (see ClockMeta).
+            long old = getAndAddMeta(slot, ACQUIRE_ONE);
+            if (isVisible(old)) {
+                if (key0(slot) == h0 && key1(slot) == h1) {
+                    return slot;
+                }
+                unref(slot, 1);
+            } else if (isInvisible(old)) {
+                unref(slot, 1);
+            }
+            if (displacements(slot) == 0) {
+                return NOT_FOUND;
+            }
+            index = (index + step) & lengthMask;
+        } while (index != first);
+        return NOT_FOUND;
+    }
+
+    @Override
+    long doInsert(long h0, long h1, long valueAddress, int valueLength, long charge,
+                  long countdown, boolean keepRef) {
+        long step = h0 | 1;
+        long first = h1 & lengthMask;
+        long index = first;
+        for (;;) {
+            long slot = index << SLOT_SHIFT;
+            long old = (long) LONG.getAndBitwiseOr(slots, slot, OCCUPIED);
+            if (isEmpty(old)) {
+                // We own the slot: fill it, then publish with one release store.
+                writeEntry(slot, h0, h1, valueAddress, valueLength, charge);
+                publishMeta(slot, ClockMeta.visible(countdown, countdown - (keepRef ? 1 : 0)));
+                return slot;
+            }
+            if (isVisible(old) && sameKeyBoosting(slot, h0, h1, countdown)) {
+                rollback(h0, h1, slot);
+                return NOT_FOUND; // duplicate: the caller falls back to a standalone entry
+            }
+            index = (index + step) & lengthMask;
+            if (index == first) {
+                rollback(h0, h1, slot);
+                return NOT_FOUND;
+            }
+            addDisplacements(slot, 1);
+        }
+    }
+
+    /**
+     * Checks a visible slot for the key being inserted, holding {@code countdown} references
+     * while reading it. On a match the references are released usefully, which boosts the
+     * existing entry's clock as the duplicate insert's priority asks.
+     */
+    private boolean sameKeyBoosting(long slot, long h0, long h1, long countdown) {
+        long old = getAndAddMeta(slot, countdown * ACQUIRE_ONE);
+        if (isVisible(old)) {
+            if (key0(slot) == h0 && key1(slot) == h1) {
+                long before = getAndAddMetaRelease(slot, countdown * RELEASE_ONE);
+                correctNearOverflow(before, slot);
+                return true;
+            }
+            unref(slot, countdown);
+        } else if (isInvisible(old)) {
+            unref(slot, countdown);
+        }
+        return false;
+    }
+
+    /** Undoes the displacement increments of a probe path from its start up to {@code slot}. */
+    private void rollback(long h0, long h1, long slot) {
+        long step = h0 | 1;
+        long index = h1 & lengthMask;
+        while (slotAt(index) != slot) {
+            addDisplacements(slotAt(index), -1);
+            index = (index + step) & lengthMask;
+        }
+    }
+
+    @Override
+    boolean erase(long h0, long h1) {
+        boolean found = false;
+        long step = h0 | 1;
+        long first = h1 & lengthMask;
+        long index = first;
+        do {
+            long slot = index << SLOT_SHIFT;
+            long old = getAndAddMeta(slot, ACQUIRE_ONE);
+            if (isVisible(old)) {
+                if (key0(slot) == h0 && key1(slot) == h1) {
+                    found = true;
+                    eraseReferenced(slot, old + ACQUIRE_ONE);
+                } else {
+                    unref(slot, 1);
+                }
+            } else if (isInvisible(old)) {
+                unref(slot, 1);
+            }
+            // Keep going: in rare races a key can be in the table twice; erase them all.
+            if (displacements(slot) == 0) {
+                break;
+            }
+            index = (index + step) & lengthMask;
+        } while (index != first);
+        return found;
+    }
+
+    /** Erases a matching entry on which we hold one reference ({@code meta} includes it). */
+    private void eraseReferenced(long slot, long meta) {
+        for (;;) {
+            if (refCount(meta) > 1) {
+                // Others hold it: make it invisible; the last release frees it.
+                long unused = (long) LONG.getAndBitwiseAnd(slots, slot, ~ClockMeta.VISIBLE);
+                unref(slot, 1);
+                return;
+            }
+            long witness = compareAndExchangeMeta(slot, meta, ClockMeta.UNDER_CONSTRUCTION);
+            if (witness == meta) {
+                long charge = charge(slot);
+                removeOwned(slot);
+                reclaim(charge);
+                return;
+            }
+            meta = witness;
+        }
+    }
+
+    @Override
+    void removeOwned(long slot) {
+        rollback(key0(slot), key1(slot), slot);
+        freeValueAndMarkEmpty(slot);
+    }
+
+    @Override
+    void evict(long requested, EvictionData data) {
+        long pointer = advanceClock(CLOCK_STEP);
+        // Give up after every evictor together has swept the table MAX_COUNTDOWN times.
+        long maxPointer = pointer + ((long) MAX_COUNTDOWN << lengthBits);
+        for (;;) {
+            for (int i = 0; i < CLOCK_STEP; i++) {
+                long slot = slotAt(pointer + i);
+                if (clockUpdate(slot, data)) {
+                    removeOwned(slot);
+                    memory.stats.evictions.increment();
+                }
+            }
+            if (data.freedCharge >= requested || pointer >= maxPointer) {
+                return;
+            }
+            if (isEvictionEffortExceeded(data)) {
+                memory.stats.evictionEffortExceeded.increment();
+                return;
+            }
+            pointer = advanceClock(CLOCK_STEP);
+        }
+    }
+}

@@ -1,0 +1,486 @@
+package dev.clockwork.offheap;
+
+import static dev.clockwork.offheap.ClockMeta.ACQUIRE_ONE;
+import static dev.clockwork.offheap.ClockMeta.RELEASE_ONE;
+import static dev.clockwork.offheap.ClockMeta.isShareable;
+import static dev.clockwork.offheap.ClockMeta.refCount;
+
+import dev.clockwork.cache.Admission;
+import dev.clockwork.cache.Args;
+import dev.clockwork.cache.Cache;
+import dev.clockwork.cache.CacheStats;
+import dev.clockwork.cache.Priority;
+import dev.clockwork.cache.hash.KeyHash;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicLong;
+import org.agrona.collections.LongHashSet;
+
+/**
+ * A sharded cache over {@link ClockTable}s: the HyperClock protocol of RocksDB's
+ * HyperClockCache over off-heap memory. Keys are hashed with a seeded bijection
+ * ({@link KeyHash}), so distinct keys never share a hashed key; the upper half of the first hash
+ * word picks the shard.
+ *
+ * <h2>Handles</h2>
+ * <pre>
+ *  table entry:      0 | 0 ... 0 (13 bits, reserved) | 1 | shard (16) | slot index (32)
+ *  standalone entry: 0 | 1 | native address of the standalone slot (62)
+ * </pre>
+ * Table handles are bounds-checked on use, so a handle from another cache or a made-up number
+ * fails with an exception; a standalone handle must be registered to be used.
+ */
+public abstract class HyperClockCache implements Cache {
+    static final long TABLE_TAG = 1L << 48;
+    static final long STANDALONE_TAG = 1L << 62;
+    private static final long SHARD_MASK_IN_HANDLE = 0xFFFFL;
+    private static final long TABLE_HANDLE_BITS = TABLE_TAG | 0xFFFF_FFFF_FFFFL;
+
+    private static final VarHandle LONG = ClockTable.LONG;
+
+    final ClockTable[] tables;
+    private final int shardMask;
+    private final long hashSeed;
+    private final Admission admission;
+    final CacheMemory memory;
+    private final StatsCounters stats;
+    private final AtomicLong standaloneUsage = new AtomicLong();
+    private final LongHashSet standalone = new LongHashSet();
+    private volatile boolean closed;
+    private volatile long capacity;
+
+    HyperClockCache(CacheMemory memory, ClockTable[] tables, long capacity, long hashSeed,
+                    Admission admission) {
+        this.memory = memory;
+        this.tables = tables;
+        this.shardMask = tables.length - 1;
+        this.capacity = capacity;
+        this.hashSeed = hashSeed;
+        this.admission = admission;
+        this.stats = memory.stats;
+    }
+
+    /** Capacity of each of {@code shards} shards: the total split evenly, rounded up. */
+    static long perShardCapacity(long capacity, int shards) {
+        return (capacity + shards - 1) / shards;
+    }
+
+    /**
+     * RocksDB's default: one more shard bit per doubling of capacity over {@code minShardSize},
+     * at most 6 bits (64 shards).
+     */
+    static int defaultShardBits(long capacity, long minShardSize) {
+        int bits = 0;
+        long shards = capacity / minShardSize;
+        while ((shards >>= 1) != 0) {
+            if (++bits >= 6) {
+                return bits;
+            }
+        }
+        return bits;
+    }
+
+    // ---------------------------------------------------------------- hashing and handles
+
+    private int shardOf(long h0) {
+        return (int) (h0 >>> 32) & shardMask;
+    }
+
+    private static long tableHandle(int shard, long slot) {
+        return TABLE_TAG | ((long) shard << 32) | (slot >>> SlotLayout.SLOT_SHIFT);
+    }
+
+    private static boolean isStandalone(long handle) {
+        return (handle & STANDALONE_TAG) != 0;
+    }
+
+    private ClockTable tableOf(long handle) {
+        int shard = (int) ((handle >>> 32) & SHARD_MASK_IN_HANDLE);
+        if ((handle & ~TABLE_HANDLE_BITS) != 0 || (handle & TABLE_TAG) == 0 || shard > shardMask
+                || (handle & 0xFFFF_FFFFL) >= tables[shard].slotCount) {
+            throw new IllegalArgumentException("handle " + handle + " does not belong to this cache");
+        }
+        return tables[shard];
+    }
+
+    private static long slotOf(long handle) {
+        return (handle & 0xFFFF_FFFFL) << SlotLayout.SLOT_SHIFT;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("cache is closed");
+        }
+    }
+
+    // ---------------------------------------------------------------- lookup and release
+
+    @Override
+    public long lookup(long key0, long key1) {
+        checkOpen();
+        long h0 = KeyHash.hash0(key0, key1, hashSeed);
+        long h1 = KeyHash.hash1FromHash0(h0, key1);
+        int shard = shardOf(h0);
+        admission.recordAccess(key0, key1);
+        long slot = tables[shard].lookup(h0, h1);
+        if (slot < 0) {
+            stats.misses.increment();
+            return MISS;
+        }
+        stats.hits.increment();
+        return tableHandle(shard, slot);
+    }
+
+    @Override
+    public boolean release(long handle, boolean eraseIfLastRef) {
+        checkOpen();
+        if (isStandalone(handle)) {
+            return releaseStandalone(handle);
+        }
+        return tableOf(handle).release(slotOf(handle), true, eraseIfLastRef);
+    }
+
+    @Override
+    public void ref(long handle) {
+        checkOpen();
+        if (isStandalone(handle)) {
+            long address = standaloneAddress(handle);
+            long old = (long) LONG.getAndAdd(memory.all(), address, ACQUIRE_ONE);
+            if (refCount(old) == 0) {
+                throw new IllegalStateException("standalone handle " + handle + " is not pinned");
+            }
+            return;
+        }
+        tableOf(handle).ref(slotOf(handle));
+    }
+
+    // ---------------------------------------------------------------- values through handles
+
+    /** The segment and offset of a handle's slot: (all memory, address) for standalone ones. */
+    private MemorySegment slotSegment(long handle) {
+        return isStandalone(handle) ? memory.all() : tableOf(handle).slots;
+    }
+
+    private static long slotOffset(long handle) {
+        return isStandalone(handle) ? handle & ~STANDALONE_TAG : slotOf(handle);
+    }
+
+    @Override
+    public MemorySegment value(long handle) {
+        checkOpen();
+        MemorySegment seg = slotSegment(handle);
+        long slot = slotOffset(handle);
+        long address = seg.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot));
+        int length = seg.get(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot));
+        return memory.all().asSlice(address, length).asReadOnly();
+    }
+
+    @Override
+    public long valueSize(long handle) {
+        checkOpen();
+        return slotSegment(handle).get(ValueLayout.JAVA_INT,
+                SlotLayout.valueLengthOffset(slotOffset(handle)));
+    }
+
+    @Override
+    public long charge(long handle) {
+        checkOpen();
+        return slotSegment(handle).get(ValueLayout.JAVA_LONG,
+                SlotLayout.chargeOffset(slotOffset(handle)));
+    }
+
+    @Override
+    public int copyValue(long handle, byte[] dst, int offset) {
+        checkOpen();
+        Args.requireNonNull("dst", dst);
+        MemorySegment seg = slotSegment(handle);
+        long slot = slotOffset(handle);
+        long address = seg.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot));
+        int length = seg.get(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot));
+        if (offset < 0 || offset > dst.length - length) {
+            throw new IllegalArgumentException("dst has room for " + (dst.length - offset)
+                    + " bytes at offset " + offset + ", value has " + length);
+        }
+        MemorySegment.copy(memory.all(), ValueLayout.JAVA_BYTE, address, dst, offset, length);
+        return length;
+    }
+
+    // ---------------------------------------------------------------- insert
+
+    @Override
+    public boolean insert(long key0, long key1, MemorySegment value, long charge, Priority priority) {
+        Args.requireNonNull("value", value);
+        return insert(key0, key1, value, null, 0, checkLength(value.byteSize()), charge, priority,
+                false) != MISS;
+    }
+
+    @Override
+    public boolean insert(long key0, long key1, byte[] value, int offset, int length, long charge,
+                          Priority priority) {
+        checkArray(value, offset, length);
+        return insert(key0, key1, null, value, offset, length, charge, priority, false) != MISS;
+    }
+
+    @Override
+    public long insertPinned(long key0, long key1, MemorySegment value, long charge,
+                             Priority priority) {
+        Args.requireNonNull("value", value);
+        return insert(key0, key1, value, null, 0, checkLength(value.byteSize()), charge, priority,
+                true);
+    }
+
+    @Override
+    public long insertPinned(long key0, long key1, byte[] value, int offset, int length,
+                             long charge, Priority priority) {
+        checkArray(value, offset, length);
+        return insert(key0, key1, null, value, offset, length, charge, priority, true);
+    }
+
+    private static int checkLength(long length) {
+        if (length > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("value is " + length + " bytes; at most "
+                    + Integer.MAX_VALUE + " are supported");
+        }
+        return (int) length;
+    }
+
+    private static void checkArray(byte[] value, int offset, int length) {
+        Args.requireNonNull("value", value);
+        if (offset < 0 || length < 0 || offset > value.length - length) {
+            throw new IndexOutOfBoundsException("offset " + offset + " and length " + length
+                    + " do not fit value of " + value.length + " bytes");
+        }
+    }
+
+    /**
+     * Copies the value into native memory and inserts it. Returns a handle when {@code keepRef},
+     * otherwise any non-zero number for "accepted"; {@link #MISS} when refused.
+     */
+    private long insert(long key0, long key1, MemorySegment segment, byte[] array, int offset,
+                        int length, long charge, Priority priority, boolean keepRef) {
+        checkOpen();
+        Args.requireNonNull("priority", priority);
+        Args.requireNonNegative("charge", charge);
+        if (charge > capacity) {
+            throw new IllegalArgumentException(
+                    "charge " + charge + " is larger than the capacity " + capacity);
+        }
+        if (!admission.admit(key0, key1, charge)) {
+            stats.admissionRejects.increment();
+            return MISS;
+        }
+        long h0 = KeyHash.hash0(key0, key1, hashSeed);
+        long h1 = KeyHash.hash1FromHash0(h0, key1);
+        int shard = shardOf(h0);
+        ClockTable table = tables[shard];
+
+        long address = NativeMemory.allocate(length);
+        if (segment != null) {
+            MemorySegment.copy(segment, 0, memory.all(), address, length);
+        } else {
+            MemorySegment.copy(array, offset, memory.all(), ValueLayout.JAVA_BYTE, address, length);
+        }
+        long result = table.insert(h0, h1, address, length, charge,
+                ClockMeta.initialCountdown(priority), keepRef);
+        if (result >= 0) {
+            stats.inserts.increment();
+            return keepRef ? tableHandle(shard, result) : 1;
+        }
+        if (result == ClockTable.INSERT_STANDALONE) {
+            stats.standaloneInserts.increment();
+            return standaloneInsert(h0, h1, address, length, charge, shard);
+        }
+        NativeMemory.free(address, length);
+        if (result == ClockTable.INSERT_REFUSED) {
+            stats.memoryLimitRejects.increment();
+            return MISS;
+        }
+        return keepRef ? MISS : 1; // dropped: as if inserted and evicted at once
+    }
+
+    // ---------------------------------------------------------------- standalone entries
+
+    /**
+     * An entry outside the table, returned when the caller wants a handle but the key is already
+     * present or the table is full. Born invisible with one reference; freed by its last release.
+     * Its charge was added to the shard's usage by the table insert.
+     */
+    private long standaloneInsert(long h0, long h1, long valueAddress, int length, long charge,
+                                  int shard) {
+        long slot = NativeMemory.allocateAligned(SlotLayout.SLOT_BYTES, SlotLayout.SLOT_BYTES);
+        MemorySegment all = memory.all();
+        all.set(ValueLayout.JAVA_LONG, SlotLayout.key0Offset(slot), h0);
+        all.set(ValueLayout.JAVA_LONG, SlotLayout.key1Offset(slot), h1);
+        all.set(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot), valueAddress);
+        all.set(ValueLayout.JAVA_LONG, SlotLayout.chargeOffset(slot), charge);
+        all.set(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot), length);
+        all.set(ValueLayout.JAVA_INT, SlotLayout.flagsOffset(slot),
+                SlotLayout.FLAG_STANDALONE | shard);
+        LONG.setRelease(all, SlotLayout.metaOffset(slot), ClockMeta.INVISIBLE_STATE | ACQUIRE_ONE);
+        standaloneUsage.addAndGet(charge);
+        synchronized (standalone) {
+            standalone.add(slot);
+        }
+        return STANDALONE_TAG | slot;
+    }
+
+    private long standaloneAddress(long handle) {
+        long slot = handle & ~STANDALONE_TAG;
+        synchronized (standalone) {
+            if (!standalone.contains(slot)) {
+                throw new IllegalStateException(
+                        "standalone handle " + handle + " is not pinned (released, or not ours)");
+            }
+        }
+        return slot;
+    }
+
+    private boolean releaseStandalone(long handle) {
+        long slot = standaloneAddress(handle);
+        MemorySegment all = memory.all();
+        long old = (long) LONG.getAndAddRelease(all, slot, RELEASE_ONE);
+        if (!isShareable(old) || refCount(old) == 0) {
+            throw new IllegalStateException("standalone handle " + handle + " is not pinned");
+        }
+        if (refCount(old + RELEASE_ONE) != 0) {
+            return false;
+        }
+        long current = old + RELEASE_ONE;
+        if ((long) LONG.compareAndExchange(all, slot, current, ClockMeta.UNDER_CONSTRUCTION)
+                != current) {
+            return false; // re-referenced meanwhile; its last release frees it
+        }
+        synchronized (standalone) {
+            standalone.remove(slot);
+        }
+        long charge = all.get(ValueLayout.JAVA_LONG, SlotLayout.chargeOffset(slot));
+        int shard = all.get(ValueLayout.JAVA_INT, SlotLayout.flagsOffset(slot))
+                & SlotLayout.FLAG_SHARD_MASK;
+        NativeMemory.free(all.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot)),
+                all.get(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot)));
+        NativeMemory.free(slot, SlotLayout.SLOT_BYTES);
+        standaloneUsage.addAndGet(-charge);
+        tables[shard].addUsage(-charge);
+        return true;
+    }
+
+    // ---------------------------------------------------------------- erase, capacity, stats
+
+    @Override
+    public boolean erase(long key0, long key1) {
+        checkOpen();
+        long h0 = KeyHash.hash0(key0, key1, hashSeed);
+        long h1 = KeyHash.hash1FromHash0(h0, key1);
+        return tables[shardOf(h0)].erase(h0, h1);
+    }
+
+    @Override
+    public long capacity() {
+        return capacity;
+    }
+
+    @Override
+    public void setCapacity(long capacity) {
+        checkOpen();
+        Args.requirePositive("capacity", capacity);
+        this.capacity = capacity;
+        long perShard = perShardCapacity(capacity, tables.length);
+        for (ClockTable table : tables) {
+            table.setCapacity(perShard);
+        }
+    }
+
+    @Override
+    public long usage() {
+        long sum = 0;
+        for (ClockTable table : tables) {
+            sum += table.usage();
+        }
+        return sum;
+    }
+
+    @Override
+    public long pinnedUsage() {
+        checkOpen();
+        long sum = standaloneUsage.get();
+        for (ClockTable table : tables) {
+            sum += table.pinnedUsage();
+        }
+        return sum;
+    }
+
+    /** Bytes charged by standalone entries (included in {@link #usage()}). */
+    public long standaloneUsage() {
+        return standaloneUsage.get();
+    }
+
+    @Override
+    public boolean strictCapacityLimit() {
+        return tables[0].strict();
+    }
+
+    @Override
+    public void setStrictCapacityLimit(boolean strict) {
+        checkOpen();
+        for (ClockTable table : tables) {
+            table.setStrict(strict);
+        }
+    }
+
+    @Override
+    public long entryCount() {
+        long sum = 0;
+        for (ClockTable table : tables) {
+            sum += table.occupancy();
+        }
+        return sum;
+    }
+
+    /** Slots in all tables together. */
+    public long tableSlots() {
+        long sum = 0;
+        for (ClockTable table : tables) {
+            sum += table.slotCount;
+        }
+        return sum;
+    }
+
+    public int numShards() {
+        return tables.length;
+    }
+
+    @Override
+    public CacheStats stats() {
+        return stats.snapshot();
+    }
+
+    /**
+     * Frees every native byte. Handles still held become invalid: using them, or any method of
+     * this cache, throws {@link IllegalStateException}, also in threads that race with close.
+     */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        memory.closeArena();
+        for (ClockTable table : tables) {
+            table.freeAll();
+        }
+        MemorySegment raw = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+        synchronized (standalone) {
+            var it = standalone.iterator();
+            while (it.hasNext()) {
+                long slot = it.nextValue();
+                NativeMemory.free(raw.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot)),
+                        raw.get(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot)));
+                NativeMemory.free(slot, SlotLayout.SLOT_BYTES);
+            }
+            standalone.clear();
+        }
+    }
+}

@@ -1,0 +1,96 @@
+package dev.clockwork.offheap;
+
+/**
+ * Layout of one cache entry's slot: 64 bytes, one cache line, 64-byte aligned.
+ *
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ *  |                      Meta word (see ClockMeta)               | 0
+ *  |                                                              |
+ *  +--------------------------------------------------------------+
+ *  |                 Hashed key, first half (h0)                  | 8
+ *  |                                                              |
+ *  +--------------------------------------------------------------+
+ *  |                 Hashed key, second half (h1)                 | 16
+ *  |                                                              |
+ *  +--------------------------------------------------------------+
+ *  |                 Value address (malloc'd)                     | 24
+ *  |                                                              |
+ *  +--------------------------------------------------------------+
+ *  |                 Charge (what counts against capacity)        | 32
+ *  |                                                              |
+ *  +--------------------------------------------------------------+
+ *  |                 Value length                                 | 40
+ *  +--------------------------------------------------------------+
+ *  |   Flags: standalone bit, shard of a standalone entry         | 44
+ *  +--------------------------------------------------------------+
+ *  |   Displacements (Fixed table, atomic)                        | 48
+ *  +--------------------------------------------------------------+
+ *  |                 Reserved (Auto table chain pointers)         | 52..63
+ *  +--------------------------------------------------------------+
+ * </pre>
+ *
+ * <p>Every field but the meta word and displacements is written only by the thread that owns the
+ * slot in the "under construction" state, and published by the release store of the meta word;
+ * readers read them only after a successful acquire on the meta word, so plain accesses suffice.
+ */
+final class SlotLayout {
+    static final long SLOT_BYTES = 64;
+    static final int SLOT_SHIFT = 6;
+
+    static final long META_OFFSET = 0;
+    static final long KEY0_OFFSET = 8;
+    static final long KEY1_OFFSET = 16;
+    static final long VALUE_ADDRESS_OFFSET = 24;
+    static final long CHARGE_OFFSET = 32;
+    static final long VALUE_LENGTH_OFFSET = 40;
+    static final long FLAGS_OFFSET = 44;
+    static final long DISPLACEMENTS_OFFSET = 48;
+
+    /** Flag bit: the entry lives outside any table (duplicate key or full table). */
+    static final int FLAG_STANDALONE = 1 << 31;
+    /** Flag bits holding the shard index of a standalone entry, for usage accounting. */
+    static final int FLAG_SHARD_MASK = 0xFFFF;
+
+    private SlotLayout() {
+    }
+
+    /** Byte offset of slot {@code index} within a table. */
+    static long slotOffset(long index) {
+        return index << SLOT_SHIFT;
+    }
+
+    static long metaOffset(long slot) {
+        return slot + META_OFFSET;
+    }
+
+    static long key0Offset(long slot) {
+        return slot + KEY0_OFFSET;
+    }
+
+    static long key1Offset(long slot) {
+        return slot + KEY1_OFFSET;
+    }
+
+    static long valueAddressOffset(long slot) {
+        return slot + VALUE_ADDRESS_OFFSET;
+    }
+
+    static long chargeOffset(long slot) {
+        return slot + CHARGE_OFFSET;
+    }
+
+    static long valueLengthOffset(long slot) {
+        return slot + VALUE_LENGTH_OFFSET;
+    }
+
+    static long flagsOffset(long slot) {
+        return slot + FLAGS_OFFSET;
+    }
+
+    static long displacementsOffset(long slot) {
+        return slot + DISPLACEMENTS_OFFSET;
+    }
+}

@@ -1,0 +1,22 @@
+package dev.clockwork.offheap;
+
+import dev.clockwork.cache.CacheStats;
+import java.util.concurrent.atomic.LongAdder;
+
+/** Striped counters behind {@link CacheStats}; increments allocate nothing at steady state. */
+final class StatsCounters {
+    final LongAdder hits = new LongAdder();
+    final LongAdder misses = new LongAdder();
+    final LongAdder inserts = new LongAdder();
+    final LongAdder standaloneInserts = new LongAdder();
+    final LongAdder memoryLimitRejects = new LongAdder();
+    final LongAdder admissionRejects = new LongAdder();
+    final LongAdder evictions = new LongAdder();
+    final LongAdder evictionEffortExceeded = new LongAdder();
+
+    CacheStats snapshot() {
+        return new CacheStats(hits.sum(), misses.sum(), inserts.sum(), standaloneInserts.sum(),
+                memoryLimitRejects.sum(), admissionRejects.sum(), evictions.sum(),
+                evictionEffortExceeded.sum());
+    }
+}
