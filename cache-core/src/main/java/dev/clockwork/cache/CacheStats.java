@@ -4,8 +4,8 @@ package dev.clockwork.cache;
  * A point-in-time snapshot of a cache's counters. Counters are summed over shards without a global
  * lock, so a snapshot taken under load is approximate but each counter is monotonic.
  *
- * @param hits lookups that found the key
- * @param misses lookups that did not
+ * @param hits lookups that found the key (0 if the cache was built not to count lookups)
+ * @param misses lookups that did not (likewise)
  * @param inserts inserts that stored an entry in the table
  * @param standaloneInserts inserts that returned a pinned handle not indexed by the table
  *     (duplicate key or table full); the entry is freed when its last handle is released

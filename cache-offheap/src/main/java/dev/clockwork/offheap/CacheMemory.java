@@ -16,7 +16,13 @@ final class CacheMemory {
     private final Arena arena = Arena.ofShared();
     /** All of the address space, scoped to the arena: values are read and written through it. */
     private final MemorySegment all = MemorySegment.NULL.reinterpret(Long.MAX_VALUE, arena, null);
-    final StatsCounters stats = new StatsCounters();
+    /** The same, read-only: handing out a value view then costs one slice, not two objects. */
+    private final MemorySegment allReadOnly = all.asReadOnly();
+    final StatsCounters stats;
+
+    CacheMemory(boolean recordStats) {
+        this.stats = new StatsCounters(recordStats);
+    }
 
     Arena arena() {
         return arena;
@@ -24,6 +30,10 @@ final class CacheMemory {
 
     MemorySegment all() {
         return all;
+    }
+
+    MemorySegment allReadOnly() {
+        return allReadOnly;
     }
 
     /**

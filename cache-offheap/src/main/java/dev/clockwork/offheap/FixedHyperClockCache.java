@@ -50,6 +50,7 @@ public final class FixedHyperClockCache extends HyperClockCache {
         private boolean chargeMetadata = true;
         private long hashSeed = 0x5eed_c10c_c0de_5eedL;
         private Admission admission = Admission.ALWAYS;
+        private boolean recordStats = true;
 
         private Builder() {
         }
@@ -98,6 +99,15 @@ public final class FixedHyperClockCache extends HyperClockCache {
             return this;
         }
 
+        /**
+         * Whether lookups count hits and misses in {@link #stats()} (default true). Off saves a
+         * striped counter increment per lookup; the other counters are always kept.
+         */
+        public Builder recordStats(boolean record) {
+            this.recordStats = record;
+            return this;
+        }
+
         /** Policy consulted before each insert; default admits everything. */
         public Builder admission(Admission admission) {
             this.admission = Args.requireNonNull("admission", admission);
@@ -115,7 +125,7 @@ public final class FixedHyperClockCache extends HyperClockCache {
             long perShard = perShardCapacity(capacity, shards);
             int lengthBits = FixedClockTable.lengthBits(perShard, estimatedEntryCharge,
                     chargeMetadata);
-            CacheMemory memory = new CacheMemory();
+            CacheMemory memory = new CacheMemory(recordStats);
             ClockTable[] tables = new ClockTable[shards];
             try {
                 for (int i = 0; i < shards; i++) {

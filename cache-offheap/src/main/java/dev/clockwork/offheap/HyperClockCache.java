@@ -125,10 +125,14 @@ public abstract class HyperClockCache implements Cache {
         admission.recordAccess(key0, key1);
         long slot = tables[shard].lookup(h0, h1);
         if (slot < 0) {
-            stats.misses.increment();
+            if (stats.recordLookups) {
+                stats.misses.increment();
+            }
             return MISS;
         }
-        stats.hits.increment();
+        if (stats.recordLookups) {
+            stats.hits.increment();
+        }
         return tableHandle(shard, slot);
     }
 
@@ -173,7 +177,7 @@ public abstract class HyperClockCache implements Cache {
         long slot = slotOffset(handle);
         long address = seg.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot));
         int length = seg.get(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot));
-        return memory.all().asSlice(address, length).asReadOnly();
+        return memory.allReadOnly().asSlice(address, length);
     }
 
     @Override

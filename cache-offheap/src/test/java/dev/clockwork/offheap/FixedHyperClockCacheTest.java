@@ -72,6 +72,18 @@ class FixedHyperClockCacheTest {
     }
 
     @Test
+    void lookupsAreNotCountedWhenStatsAreOff() {
+        var cache = track(FixedHyperClockCache.builder().capacity(1 << 20).estimatedEntryCharge(64)
+                .recordStats(false).build());
+        cache.insert(1, 1, bytes(8, 1), 0, 8, 8, Priority.LOW);
+        cache.release(cache.lookup(1, 1));
+        cache.lookup(2, 2);
+        assertEquals(0, cache.stats().hits());
+        assertEquals(0, cache.stats().misses());
+        assertEquals(1, cache.stats().inserts());
+    }
+
+    @Test
     void insertFromSegmentAndPinnedHandle() {
         var cache = cache(1 << 20, 1024);
         MemorySegment value = MemorySegment.ofArray(bytes(64, 3));

@@ -1,0 +1,275 @@
+package dev.clockwork.bench;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.clockwork.cache.Priority;
+import dev.clockwork.offheap.FixedHyperClockCache;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.ThreadParams;
+
+/**
+ * Lookup hits only: every key drawn is resident, nothing is inserted or evicted while measuring.
+ * Measures the cost of finding an entry and, in the {@code Read} variants, reading 8 bytes of it.
+ *
+ * <ul>
+ *   <li><b>Clockwork</b>: a {@link FixedHyperClockCache} holding {@code entries} 64-byte values in
+ *       native memory under 16-byte keys {@code (index, 0)}. {@code lookupRelease} = lookup (pins
+ *       the entry: one atomic add on its slot) + release (another); {@code lookupReadRelease} also
+ *       reads the value's first long through {@code value(h)}. Nothing is copied.</li>
+ *   <li><b>Caffeine</b>: a bounded {@code Cache<Long, byte[]>} ({@code maximumSize = entries},
+ *       maintenance run on the calling thread) holding the same number of 64-byte arrays on the
+ *       heap. Keys are {@code Long}s boxed once at setup, so lookups allocate no key.
+ *       {@code getIfPresent} returns the stored reference (nothing copied, nothing pinned);
+ *       {@code getIfPresentRead} also reads the array's first long.</li>
+ * </ul>
+ * Both walk the same shared array of pseudo-random indices in {@code [0, entries)}; each thread
+ * starts at its own offset. Methods ending {@code _1t} run on one thread, {@code _2t} on two
+ * threads sharing one cache (so the hottest slots bounce between cores).
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g"})
+@State(Scope.Benchmark)
+public class LookupHitBenchmark {
+    static final int VALUE_BYTES = 64;
+    private static final VarHandle LONG_LE =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    /** Resident entries: ~L2-sized, ~L3-sized and DRAM-sized working sets. */
+    @Param({"1024", "65536", "1048576"})
+    public int entries;
+
+    /** Whether Clockwork counts hits and misses (a striped counter add per lookup). */
+    @Param({"true"})
+    public boolean recordStats;
+
+    /** The key sequence: pseudo-random entry indices; length a power of two, at least 4096. */
+    int[] keys;
+    int keyMask;
+
+    @Setup(Level.Trial)
+    public void makeKeys() {
+        int length = BenchRandom.ceilPow2(Math.max(4096, entries));
+        BenchRandom random = new BenchRandom(42);
+        keys = new int[length];
+        for (int i = 0; i < length; i++) {
+            keys[i] = random.nextInt(entries);
+        }
+        keyMask = length - 1;
+    }
+
+    /** Each thread's position in the key sequence. */
+    @State(Scope.Thread)
+    public static class Cursor {
+        int position;
+
+        @Setup(Level.Trial)
+        public void start(ThreadParams thread) {
+            position = thread.getThreadIndex() * 0x9E37_79B9;
+        }
+
+        int next(int mask) {
+            int p = position & mask;
+            position = p + 1;
+            return p;
+        }
+    }
+
+    @State(Scope.Benchmark)
+    public static class ClockworkState {
+        FixedHyperClockCache cache;
+
+        @Setup(Level.Trial)
+        public void fill(LookupHitBenchmark bench) {
+            int n = bench.entries;
+            cache = buildToHold(n, bench.recordStats);
+            System.out.printf("%nclockwork: capacity %d B, %d shard(s), %d slots (load %.2f)%n",
+                    cache.capacity(), cache.numShards(), cache.tableSlots(),
+                    (double) n / cache.tableSlots());
+            byte[] value = new byte[VALUE_BYTES];
+            for (int i = 0; i < n; i++) {
+                LONG_LE.set(value, 0, (long) i);
+                if (!cache.insert(i, 0L, value, 0, VALUE_BYTES, VALUE_BYTES, Priority.LOW)) {
+                    throw new IllegalStateException("insert refused at " + i);
+                }
+            }
+            if (cache.entryCount() != n) {
+                throw new IllegalStateException("Clockwork holds " + cache.entryCount()
+                        + " entries, expected " + n);
+            }
+            for (int i = 0; i < n; i++) {
+                long h = cache.lookup(i, 0L);
+                if (h == dev.clockwork.cache.Cache.MISS
+                        || cache.value(h).get(ValueLayout.JAVA_LONG_UNALIGNED, 0) != i) {
+                    throw new IllegalStateException("Clockwork lost key " + i);
+                }
+                cache.release(h);
+            }
+        }
+
+        /**
+         * The smallest capacity (in 1/16 steps) at which the default sizing holds {@code n}
+         * entries with 10% to spare: the whole table is charged up front, so capacity must cover
+         * table bytes plus the values, and the occupancy limit must exceed {@code n}.
+         */
+        static FixedHyperClockCache buildToHold(int n, boolean recordStats) {
+            long spare = (long) n + n / 10;
+            long capacity = spare * VALUE_BYTES;
+            for (;;) {
+                FixedHyperClockCache c = FixedHyperClockCache.builder()
+                        .capacity(capacity)
+                        .estimatedEntryCharge(VALUE_BYTES)
+                        .numShardBits(-1)
+                        .recordStats(recordStats)
+                        .build();
+                long perShard = capacity / c.numShards();
+                long tablePerShard = c.tableSlots() / c.numShards() * 64;
+                long valuesPerShard = spare * VALUE_BYTES / c.numShards();
+                if (tablePerShard + valuesPerShard <= perShard && c.occupancyLimit() >= spare) {
+                    return c;
+                }
+                c.close();
+                capacity += capacity / 16;
+            }
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
+            cache.close();
+        }
+    }
+
+    @State(Scope.Benchmark)
+    public static class CaffeineState {
+        Cache<Long, byte[]> cache;
+        Long[] boxed;
+
+        @Setup(Level.Trial)
+        public void fill(LookupHitBenchmark bench) {
+            int n = bench.entries;
+            cache = Caffeine.newBuilder()
+                    .maximumSize(n)
+                    .executor(Runnable::run)
+                    .build();
+            boxed = new Long[n];
+            for (int i = 0; i < n; i++) {
+                boxed[i] = (long) i;
+                byte[] value = new byte[VALUE_BYTES];
+                LONG_LE.set(value, 0, (long) i);
+                cache.put(boxed[i], value);
+            }
+            cache.cleanUp();
+            if (cache.estimatedSize() != n) {
+                throw new IllegalStateException("Caffeine holds " + cache.estimatedSize()
+                        + " entries, expected " + n);
+            }
+            for (int i = 0; i < n; i++) {
+                byte[] v = cache.getIfPresent(boxed[i]);
+                if (v == null || (long) LONG_LE.get(v, 0) != i) {
+                    throw new IllegalStateException("Caffeine lost key " + i);
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ shared bodies
+
+    private static long lookupRelease(FixedHyperClockCache cache, long key) {
+        long h = cache.lookup(key, 0L);
+        if (h != dev.clockwork.cache.Cache.MISS) {
+            cache.release(h);
+        }
+        return h;
+    }
+
+    private static long lookupReadRelease(FixedHyperClockCache cache, long key) {
+        long h = cache.lookup(key, 0L);
+        if (h == dev.clockwork.cache.Cache.MISS) {
+            return -1;
+        }
+        long first = cache.value(h).get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
+        cache.release(h);
+        return first;
+    }
+
+    private static byte[] getIfPresent(CaffeineState c, int key) {
+        return c.cache.getIfPresent(c.boxed[key]);
+    }
+
+    private static long getIfPresentRead(CaffeineState c, int key) {
+        byte[] v = c.cache.getIfPresent(c.boxed[key]);
+        return v == null ? -1 : (long) LONG_LE.get(v, 0);
+    }
+
+    // ------------------------------------------------------------------ one thread
+
+    @Benchmark
+    @Threads(1)
+    public long clockwork_lookupRelease_1t(ClockworkState c, Cursor cursor) {
+        return lookupRelease(c.cache, keys[cursor.next(keyMask)]);
+    }
+
+    @Benchmark
+    @Threads(1)
+    public long clockwork_lookupReadRelease_1t(ClockworkState c, Cursor cursor) {
+        return lookupReadRelease(c.cache, keys[cursor.next(keyMask)]);
+    }
+
+    @Benchmark
+    @Threads(1)
+    public byte[] caffeine_getIfPresent_1t(CaffeineState c, Cursor cursor) {
+        return getIfPresent(c, keys[cursor.next(keyMask)]);
+    }
+
+    @Benchmark
+    @Threads(1)
+    public long caffeine_getIfPresentRead_1t(CaffeineState c, Cursor cursor) {
+        return getIfPresentRead(c, keys[cursor.next(keyMask)]);
+    }
+
+    // ------------------------------------------------------------------ two threads
+
+    @Benchmark
+    @Threads(2)
+    public long clockwork_lookupRelease_2t(ClockworkState c, Cursor cursor) {
+        return lookupRelease(c.cache, keys[cursor.next(keyMask)]);
+    }
+
+    @Benchmark
+    @Threads(2)
+    public long clockwork_lookupReadRelease_2t(ClockworkState c, Cursor cursor) {
+        return lookupReadRelease(c.cache, keys[cursor.next(keyMask)]);
+    }
+
+    @Benchmark
+    @Threads(2)
+    public byte[] caffeine_getIfPresent_2t(CaffeineState c, Cursor cursor) {
+        return getIfPresent(c, keys[cursor.next(keyMask)]);
+    }
+
+    @Benchmark
+    @Threads(2)
+    public long caffeine_getIfPresentRead_2t(CaffeineState c, Cursor cursor) {
+        return getIfPresentRead(c, keys[cursor.next(keyMask)]);
+    }
+}

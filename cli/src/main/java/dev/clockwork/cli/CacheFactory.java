@@ -1,0 +1,106 @@
+package dev.clockwork.cli;
+
+import java.util.List;
+import java.util.OptionalLong;
+
+import dev.clockwork.cache.Cache;
+import dev.clockwork.offheap.FixedHyperClockCache;
+
+/**
+ * Builds a cache from cache_bench-style settings, keyed by the {@code -cache_type} name. The names
+ * are RocksDB's; add a case here when a new implementation lands.
+ */
+public final class CacheFactory {
+    private CacheFactory() {
+    }
+
+    /** HyperClockCache with a fixed-size table sized from an estimated entry charge. */
+    public static final String FIXED_HYPER_CLOCK = "fixed_hyper_clock_cache";
+    /** HyperClockCache with a table that grows as needed (RocksDB: AutoHyperClockCache). */
+    public static final String AUTO_HYPER_CLOCK = "auto_hyper_clock_cache";
+    /** RocksDB's default cache_type; means {@link #AUTO_HYPER_CLOCK} there. */
+    public static final String HYPER_CLOCK = "hyper_clock_cache";
+    /** Sharded LRU with priority pools. */
+    public static final String LRU = "lru_cache";
+
+    /** Every name accepted by {@code -cache_type}, built or not. */
+    public static final List<String> KNOWN_TYPES =
+            List.of(FIXED_HYPER_CLOCK, HYPER_CLOCK, AUTO_HYPER_CLOCK, LRU);
+
+    /** The names {@link #create} can build today. */
+    public static final List<String> IMPLEMENTED_TYPES = List.of(FIXED_HYPER_CLOCK);
+
+    /**
+     * Cache settings, as cache_bench passes them.
+     *
+     * @param cacheType one of {@link #KNOWN_TYPES}
+     * @param capacity {@code -cache_size}
+     * @param valueBytes {@code -value_bytes}
+     * @param valueBytesEstimate {@code -value_bytes_estimate}; 0 = none
+     * @param numShardBits {@code -num_shard_bits}; -1 = automatic
+     * @param strictCapacityLimit cache_bench always uses false
+     * @param evictionEffortCap {@code -eviction_effort_cap} (HyperClock only)
+     */
+    public record Settings(String cacheType, long capacity, long valueBytes,
+                           long valueBytesEstimate, int numShardBits,
+                           boolean strictCapacityLimit, int evictionEffortCap) {
+    }
+
+    /** Returns null if {@code cacheType} can be built, else a one-line reason it cannot. */
+    public static String checkType(String cacheType) {
+        if (IMPLEMENTED_TYPES.contains(cacheType)) {
+            return null;
+        }
+        if (KNOWN_TYPES.contains(cacheType)) {
+            return "cache_type " + cacheType + " is not implemented yet (implemented: "
+                    + String.join(", ", IMPLEMENTED_TYPES) + ")";
+        }
+        if (cacheType.equals("clock_cache")) {
+            return "cache_type clock_cache (RocksDB's old clock cache) was removed from RocksDB; "
+                    + "use " + FIXED_HYPER_CLOCK;
+        }
+        return "unknown cache_type '" + cacheType + "' (known: " + String.join(", ", KNOWN_TYPES)
+                + ")";
+    }
+
+    /**
+     * Builds the cache.
+     *
+     * @throws IllegalArgumentException if the type cannot be built (message from
+     *     {@link #checkType}) or the builder rejects a setting
+     */
+    public static Cache create(Settings s) {
+        String problem = checkType(s.cacheType());
+        if (problem != null) {
+            throw new IllegalArgumentException(problem);
+        }
+        return switch (s.cacheType()) {
+            case FIXED_HYPER_CLOCK -> FixedHyperClockCache.builder()
+                    .capacity(s.capacity())
+                    // as cache_bench: the estimate flag overrides, else the actual value size
+                    .estimatedEntryCharge(s.valueBytesEstimate() > 0
+                            ? s.valueBytesEstimate() : s.valueBytes())
+                    .numShardBits(s.numShardBits())
+                    .strictCapacityLimit(s.strictCapacityLimit())
+                    .evictionEffortCap(s.evictionEffortCap())
+                    .build();
+            // HYPER_CLOCK / AUTO_HYPER_CLOCK: AutoHyperClockCache, with
+            //   minAvgEntryCharge(valueBytesEstimate) when valueBytesEstimate > 0 (as cache_bench).
+            // LRU: LRUCache(capacity, numShardBits, strict=false, highPriPoolRatio=0.5).
+            default -> throw new IllegalArgumentException(checkType(s.cacheType()));
+        };
+    }
+
+    /** Total table slots, for caches that have a table of fixed slots; empty otherwise. */
+    public static OptionalLong tableSlots(Cache cache) {
+        if (cache instanceof FixedHyperClockCache fixed) {
+            return OptionalLong.of(fixed.tableSlots());
+        }
+        return OptionalLong.empty();
+    }
+
+    /** The implementation's name, as cache_bench prints {@code Cache::Name()}. */
+    public static String implName(Cache cache) {
+        return cache.getClass().getSimpleName();
+    }
+}

@@ -1,0 +1,254 @@
+package dev.clockwork.cli.bench;
+
+import dev.clockwork.cli.CacheFactory;
+import dev.clockwork.cli.GFlags;
+import picocli.CommandLine.Option;
+
+/**
+ * The flags of {@code clockwork bench}, named and defaulted as in RocksDB's cache_bench
+ * ({@code cache/cache_bench_tool.cc}), except {@code -cache_type}: cache_bench defaults to
+ * {@code hyper_clock_cache}, which means the auto-sizing HyperClockCache; Clockwork defaults to
+ * {@code fixed_hyper_clock_cache} until the auto variant exists.
+ *
+ * <p>Integer flags keep their gflags types: uint32 and uint64 flags are held in {@code long}s
+ * (uint64 limited to {@link Long#MAX_VALUE}).
+ */
+public final class BenchOptions {
+
+    /** {@code UINT64_MAX / 100}: the width of one percent in the space of a random uint64. */
+    static final long HUNDREDTH_UINT64 = Long.divideUnsigned(-1L, 100);
+
+    /** Upper bounds that keep the harness's own arrays and loops sane. */
+    static final long MAX_THREADS = 1 << 16;
+    static final long MAX_VALUE_BYTES = 1 << 30;
+    static final long MAX_PINNED_PER_THREAD = 1 << 27;
+
+    @Option(names = "-cache_type", paramLabel = "<name>", order = 1,
+            defaultValue = CacheFactory.FIXED_HYPER_CLOCK,
+            description = "Cache implementation: fixed_hyper_clock_cache, hyper_clock_cache (= auto"
+                    + " in RocksDB, its default), auto_hyper_clock_cache, lru_cache."
+                    + " Default: ${DEFAULT-VALUE}.")
+    String cacheType;
+
+    @Option(names = "-threads", paramLabel = "<uint32>", order = 2, defaultValue = "16",
+            converter = GFlags.UInt32.class,
+            description = "Worker threads operating on the cache at once. Default: ${DEFAULT-VALUE}.")
+    long threads;
+
+    @Option(names = "-cache_size", paramLabel = "<uint64>", order = 3,
+            defaultValue = "1073741824", converter = GFlags.UInt64.class,
+            description = "Cache capacity in bytes. Default: ${DEFAULT-VALUE} (1 GiB).")
+    long cacheSize;
+
+    @Option(names = "-num_shard_bits", paramLabel = "<int32>", order = 4, defaultValue = "-1",
+            converter = GFlags.Int32.class,
+            description = "log2 of the number of shards; -1 = chosen by the cache. Default:"
+                    + " ${DEFAULT-VALUE}.")
+    int numShardBits;
+
+    @Option(names = "-eviction_effort_cap", paramLabel = "<int32>", order = 5,
+            defaultValue = "30", converter = GFlags.Int32.class,
+            description = "HyperClock: how much eviction work to spend on pinned entries before"
+                    + " letting usage exceed capacity. Default: ${DEFAULT-VALUE}.")
+    int evictionEffortCap;
+
+    @Option(names = "-resident_ratio", paramLabel = "<double>", order = 6, defaultValue = "0.25",
+            converter = GFlags.Double.class,
+            description = "Fraction of the key space that fits in the cache; max key ="
+                    + " cache_size / resident_ratio / value_bytes. Default: ${DEFAULT-VALUE}.")
+    double residentRatio;
+
+    @Option(names = "-ops_per_thread", paramLabel = "<uint64>", order = 7,
+            defaultValue = "2000000", converter = GFlags.UInt64.class,
+            description = "Operations per thread in the timed phase. Default: ${DEFAULT-VALUE}.")
+    long opsPerThread;
+
+    @Option(names = "-value_bytes", paramLabel = "<uint32>", order = 8, defaultValue = "8192",
+            converter = GFlags.UInt32.class,
+            description = "Size of every inserted value, also its charge. Default: ${DEFAULT-VALUE}.")
+    long valueBytes;
+
+    @Option(names = "-value_bytes_estimate", paramLabel = "<uint32>", order = 9,
+            defaultValue = "0", converter = GFlags.UInt32.class,
+            description = "If > 0: the estimated entry charge (fixed HyperClock) or minimum average"
+                    + " charge (auto HyperClock) instead of value_bytes. Default: ${DEFAULT-VALUE}.")
+    long valueBytesEstimate;
+
+    @Option(names = "-compressible_to_ratio", paramLabel = "<double>", order = 10,
+            defaultValue = "0.5", converter = GFlags.Double.class,
+            description = "Random fraction of each value; the rest repeats that part. Default:"
+                    + " ${DEFAULT-VALUE}.")
+    double compressibleToRatio;
+
+    @Option(names = "-skew", paramLabel = "<uint32>", order = 11, defaultValue = "5",
+            converter = GFlags.UInt32.class,
+            description = "Key skew: a key is the least of skew+1 uniform draws (0 = uniform)."
+                    + " Default: ${DEFAULT-VALUE}.")
+    long skew;
+
+    @Option(names = "-populate_cache", paramLabel = "<bool>", order = 12, arity = "0..1",
+            defaultValue = "true", fallbackValue = "true", converter = GFlags.Bool.class,
+            description = "Fill the cache before the timed phase. Default: ${DEFAULT-VALUE}.")
+    boolean populateCache;
+
+    @Option(names = "-pinned_ratio", paramLabel = "<double>", order = 13, defaultValue = "0.25",
+            converter = GFlags.Double.class,
+            description = "Keep about this share of the cache pinned: each thread holds its last"
+                    + " handles in a FIFO. Default: ${DEFAULT-VALUE}.")
+    double pinnedRatio;
+
+    @Option(names = "-vary_capacity_ratio", paramLabel = "<double>", order = 14,
+            defaultValue = "0.0", converter = GFlags.Double.class,
+            description = "If > 0, thread 0 resets the capacity to a random size between"
+                    + " (1 - ratio) and 1 times cache_size every ops_per_thread/100 ops."
+                    + " Default: ${DEFAULT-VALUE}.")
+    double varyCapacityRatio;
+
+    @Option(names = "-lookup_insert_percent", paramLabel = "<uint32>", order = 15,
+            defaultValue = "82", converter = GFlags.UInt32.class,
+            description = "%% of ops: look up; on a miss insert and keep the handle. Default:"
+                    + " ${DEFAULT-VALUE}.")
+    long lookupInsertPercent;
+
+    @Option(names = "-insert_percent", paramLabel = "<uint32>", order = 16, defaultValue = "2",
+            converter = GFlags.UInt32.class,
+            description = "%% of ops: insert and keep the handle. Default: ${DEFAULT-VALUE}.")
+    long insertPercent;
+
+    @Option(names = "-blind_insert_percent", paramLabel = "<uint32>", order = 17,
+            defaultValue = "5", converter = GFlags.UInt32.class,
+            description = "%% of ops: insert without keeping a handle. Default: ${DEFAULT-VALUE}.")
+    long blindInsertPercent;
+
+    @Option(names = "-lookup_percent", paramLabel = "<uint32>", order = 18, defaultValue = "10",
+            converter = GFlags.UInt32.class,
+            description = "%% of ops: look up only. Default: ${DEFAULT-VALUE}.")
+    long lookupPercent;
+
+    @Option(names = "-erase_percent", paramLabel = "<uint32>", order = 19, defaultValue = "1",
+            converter = GFlags.UInt32.class,
+            description = "%% of ops: erase. The five percentages must add to 100. Default:"
+                    + " ${DEFAULT-VALUE}.")
+    long erasePercent;
+
+    @Option(names = "-usleep", paramLabel = "<uint32>", order = 20, defaultValue = "0",
+            converter = GFlags.UInt32.class,
+            description = "After each op sleep a random 0..usleep microseconds. Default:"
+                    + " ${DEFAULT-VALUE}.")
+    long usleep;
+
+    @Option(names = "-lean", paramLabel = "<bool>", order = 21, arity = "0..1",
+            defaultValue = "false", fallbackValue = "true", converter = GFlags.Bool.class,
+            description = "Do not read (hash) values on hits: time cache operations only."
+                    + " Default: ${DEFAULT-VALUE}.")
+    boolean lean;
+
+    @Option(names = "-histograms", paramLabel = "<bool>", order = 22, arity = "0..1",
+            defaultValue = "true", fallbackValue = "true", converter = GFlags.Bool.class,
+            description = "Time every op and print latency statistics. Default: ${DEFAULT-VALUE}.")
+    boolean histograms;
+
+    @Option(names = "-seed", paramLabel = "<uint32>", order = 23, defaultValue = "0",
+            converter = GFlags.UInt32.class,
+            description = "Random seed; 0 = the process id. Default: ${DEFAULT-VALUE}.")
+    long seed;
+
+    /**
+     * Checks the flags together.
+     *
+     * @return null when they are usable, else a message that names the offending flag
+     */
+    String validate() {
+        String typeProblem = CacheFactory.checkType(cacheType);
+        if (typeProblem != null) {
+            return "-cache_type: " + typeProblem;
+        }
+        if (threads <= 0) {
+            return "-threads must be > 0 (threads number <= 0)";
+        }
+        if (threads > MAX_THREADS) {
+            return "-threads=" + threads + " is more than " + MAX_THREADS;
+        }
+        if (cacheSize <= 0) {
+            return "-cache_size must be > 0";
+        }
+        if (valueBytes <= 0) {
+            return "-value_bytes must be > 0";
+        }
+        if (valueBytes > MAX_VALUE_BYTES) {
+            return "-value_bytes=" + valueBytes + " is more than " + MAX_VALUE_BYTES;
+        }
+        if (valueBytes > cacheSize) {
+            return "-value_bytes=" + valueBytes + " must not exceed -cache_size=" + cacheSize;
+        }
+        if (!(residentRatio > 0) || Double.isInfinite(residentRatio)) {
+            return "-resident_ratio must be a finite number > 0, was " + residentRatio;
+        }
+        if (!(pinnedRatio >= 0) || Double.isInfinite(pinnedRatio)) {
+            return "-pinned_ratio must be a finite number >= 0, was " + pinnedRatio;
+        }
+        if (!(compressibleToRatio >= 0) || Double.isInfinite(compressibleToRatio)) {
+            return "-compressible_to_ratio must be a finite number >= 0, was "
+                    + compressibleToRatio;
+        }
+        if (!(varyCapacityRatio >= 0 && varyCapacityRatio < 1)) {
+            return "-vary_capacity_ratio must be in [0, 1), was " + varyCapacityRatio;
+        }
+        long sum = lookupInsertPercent + insertPercent + blindInsertPercent + lookupPercent
+                + erasePercent;
+        if (sum != 100) {
+            return "Percentages must add to 100: -lookup_insert_percent=" + lookupInsertPercent
+                    + " + -insert_percent=" + insertPercent
+                    + " + -blind_insert_percent=" + blindInsertPercent
+                    + " + -lookup_percent=" + lookupPercent
+                    + " + -erase_percent=" + erasePercent + " = " + sum;
+        }
+        long perThread = PinnedFifo.pinCountForThread(totalPinCount(), (int) threads - 1,
+                (int) threads);
+        if (perThread > MAX_PINNED_PER_THREAD) {
+            return "-pinned_ratio=" + pinnedRatio + " pins " + perThread
+                    + " handles per thread, more than " + MAX_PINNED_PER_THREAD;
+        }
+        return null;
+    }
+
+    /** Key numbers are drawn from {@code [0, maxKey)}: {@code cache_size / resident_ratio / value_bytes}. */
+    long maxKey() {
+        return (long) ((double) cacheSize / residentRatio / valueBytes);
+    }
+
+    long totalPinCount() {
+        return PinnedFifo.totalPinCount(cacheSize, pinnedRatio, valueBytes);
+    }
+
+    /*
+     * Op selection: a random uint64 is compared (unsigned) with cumulative thresholds, each
+     * percent being UINT64_MAX / 100 wide. The 15 values at the very top (>= 100 hundredths) are
+     * no-ops, as in cache_bench.
+     */
+
+    long lookupInsertThreshold() {
+        return HUNDREDTH_UINT64 * lookupInsertPercent;
+    }
+
+    long insertThreshold() {
+        return lookupInsertThreshold() + HUNDREDTH_UINT64 * insertPercent;
+    }
+
+    long blindInsertThreshold() {
+        return insertThreshold() + HUNDREDTH_UINT64 * blindInsertPercent;
+    }
+
+    long lookupThreshold() {
+        return blindInsertThreshold() + HUNDREDTH_UINT64 * lookupPercent;
+    }
+
+    long eraseThreshold() {
+        return lookupThreshold() + HUNDREDTH_UINT64 * erasePercent;
+    }
+
+    CacheFactory.Settings cacheSettings() {
+        return new CacheFactory.Settings(cacheType, cacheSize, valueBytes, valueBytesEstimate,
+                numShardBits, false, evictionEffortCap);
+    }
+}

@@ -1,0 +1,462 @@
+package dev.clockwork.cli.bench;
+
+import java.io.PrintWriter;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.OptionalLong;
+import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.locks.LockSupport;
+
+import dev.clockwork.cache.Cache;
+import dev.clockwork.cache.Priority;
+import dev.clockwork.cli.CacheFactory;
+import dev.clockwork.cli.Main;
+import dev.clockwork.offheap.NativeMemory;
+
+/**
+ * The cache_bench workload against a Clockwork cache: optional population, then
+ * {@code threads} threads doing {@code ops_per_thread} random operations each, then
+ * cache_bench's report plus a few JVM numbers. Owns the cache and closes it at the end.
+ *
+ * <h2>One operation (per thread, as cache_bench's {@code OperateCache})</h2>
+ * <ol>
+ *   <li>Key: {@link KeyGen#randomKey} then {@link KeyGen#encode}.</li>
+ *   <li>Op: one more random uint64 compared (unsigned) with the cumulative percent thresholds:
+ *     lookup-insert, insert, blind insert, lookup, erase, else no-op.</li>
+ *   <li>Thread 0 only, with {@code -vary_capacity_ratio}: every ops_per_thread/100 ops one more
+ *     random value sets the capacity.</li>
+ *   <li>Timed part (two {@code nanoTime} reads, with {@code -histograms}):
+ *     <ul>
+ *       <li>lookup-insert: lookup; a hit counts, hashes the value unless {@code -lean}, and goes
+ *         into the pinned FIFO; a miss counts, makes a value (consuming random numbers) and
+ *         {@code insertPinned}s it with charge {@code value_bytes}, the handle going into the
+ *         FIFO;</li>
+ *       <li>insert: make a value, {@code insertPinned}, handle into the FIFO;</li>
+ *       <li>blind insert: make a value, {@code insert} (no handle);</li>
+ *       <li>lookup: like lookup-insert without the insert on a miss;</li>
+ *       <li>erase: {@code erase}.</li>
+ *     </ul></li>
+ *   <li>With {@code -usleep}: sleep a random 0..usleep microseconds.</li>
+ *   <li>Release the oldest handles until the FIFO holds at most this thread's pin count.</li>
+ * </ol>
+ * Only lookups count towards the hit ratio. Handles from inserts all use {@link Priority#LOW}
+ * (cache_bench's default priority).
+ */
+final class CacheBench {
+    private static final double UINT64_MAX_AS_DOUBLE = 0x1.0p64; // (double) UINT64_MAX
+    private static final int POPULATE_PATIENCE = 100;
+
+    private final BenchOptions o;
+    private final long seed;
+    private final Cache cache;
+    private final PrintWriter out;
+    private final PrintWriter err;
+    private final long maxKey;
+    private final int valueBytes;
+
+    private long startNanos; // written by the barrier action, read after joining the threads
+
+    /**
+     * @param seed the effective uint32 seed (never 0)
+     */
+    CacheBench(BenchOptions options, long seed, Cache cache, PrintWriter out, PrintWriter err) {
+        this.o = options;
+        this.seed = seed;
+        this.cache = cache;
+        this.out = out;
+        this.err = err;
+        this.maxKey = options.maxKey();
+        this.valueBytes = (int) options.valueBytes;
+    }
+
+    /** Populates (if asked), runs and reports; closes the cache. Returns the exit code. */
+    int execute() {
+        try {
+            if (o.populateCache) {
+                int rc = populateCache();
+                if (rc != 0) {
+                    return rc;
+                }
+            }
+            return run();
+        } finally {
+            cache.close();
+        }
+    }
+
+    /**
+     * cache_bench's {@code PopulateCache}: from a generator seeded with the seed itself, insert
+     * keys that a lookup does not find (each followed by a lookup that must find it) until either
+     * 100 inserts in a row fail to raise the highest occupancy seen, or 100 keys in a row are
+     * already present.
+     */
+    int populateCache() {
+        Random64 rnd = new Random64(seed);
+        KeyGen gen = new KeyGen();
+        long maxOccupancy = 0;
+        long insertsSinceMaxOccupancyIncrease = 0;
+        long keysSinceLastNotFound = 0;
+        try (ValueGen values = new ValueGen(valueBytes, o.compressibleToRatio)) {
+            while (insertsSinceMaxOccupancyIncrease < POPULATE_PATIENCE
+                    && keysSinceLastNotFound < POPULATE_PATIENCE) {
+                gen.encode(KeyGen.randomKey(rnd, maxKey, o.skew));
+                long k0 = gen.key0();
+                long k1 = gen.key1();
+                long handle = cache.lookup(k0, k1);
+                if (handle != Cache.MISS) {
+                    cache.release(handle);
+                    keysSinceLastNotFound++;
+                    continue;
+                }
+                keysSinceLastNotFound = 0;
+                boolean accepted = cache.insert(k0, k1, values.next(rnd), valueBytes, Priority.LOW);
+                handle = cache.lookup(k0, k1);
+                if (handle == Cache.MISS) {
+                    err.println("Failed to lookup key just inserted."
+                            + (accepted ? "" : " (the insert was refused)"));
+                    return 42;
+                }
+                cache.release(handle);
+                long occupancy = cache.entryCount();
+                if (occupancy > maxOccupancy) {
+                    maxOccupancy = occupancy;
+                    insertsSinceMaxOccupancyIncrease = 0;
+                } else {
+                    insertsSinceMaxOccupancyIncrease++;
+                }
+            }
+        }
+        out.printf("Population complete (%d entries, %s average charge)%n", maxOccupancy,
+                CFormat.g(1.0 * o.cacheSize / maxOccupancy));
+        return 0;
+    }
+
+    /** Per-thread state (all made before the threads start) and results. */
+    private static final class Worker {
+        final int tid;
+        final int pinCount;
+        final Random64 rnd;
+        final LatencyStats latency; // null without -histograms
+        final ValueGen values;
+        final PinnedFifo pinned;
+        long hits;
+        long misses;
+        long pinnedAtEnd;
+        long refusedInserts;
+        long result;
+        long durationNanos;
+        Throwable failure;
+
+        Worker(int tid, int pinCount, long seed, BenchOptions o) {
+            this.tid = tid;
+            this.pinCount = pinCount;
+            this.rnd = new Random64((seed + 1 + tid) & 0xFFFF_FFFFL); // uint32 arithmetic
+            this.latency = o.histograms ? new LatencyStats() : null;
+            this.values = new ValueGen((int) o.valueBytes, o.compressibleToRatio);
+            this.pinned = new PinnedFifo(pinCount);
+        }
+    }
+
+    int run() {
+        printEnv();
+        int n = (int) o.threads;
+        long totalPinCount = o.totalPinCount();
+        Worker[] workers = new Worker[n];
+        Thread[] threads = new Thread[n];
+        CyclicBarrier barrier = new CyclicBarrier(n, () -> startNanos = System.nanoTime());
+        int started = 0;
+        try {
+            for (int i = 0; i < n; i++) {
+                Worker w = new Worker(i, (int) PinnedFifo.pinCountForThread(totalPinCount, i, n),
+                        seed, o);
+                workers[i] = w;
+                threads[i] = new Thread(() -> threadBody(w, barrier), "clockwork-bench-" + i);
+            }
+            for (Thread t : threads) {
+                t.start();
+                started++;
+            }
+        } catch (RuntimeException | Error e) {
+            // the started threads wait on the barrier: interrupting them makes them give up
+            for (int i = 0; i < started; i++) {
+                threads[i].interrupt();
+            }
+            joinAll(threads, started);
+            closeValues(workers);
+            err.println("clockwork bench: could not start " + n + " threads: " + e);
+            return 1;
+        }
+        joinAll(threads, n);
+        long endNanos = System.nanoTime();
+        closeValues(workers);
+
+        Throwable failure = null;
+        for (Worker w : workers) {
+            if (w.failure != null
+                    && (failure == null || failure instanceof BrokenBarrierException)) {
+                failure = w.failure;
+            }
+        }
+        if (failure != null) {
+            err.println("clockwork bench: a worker thread failed: " + failure);
+            failure.printStackTrace(err);
+            return 1;
+        }
+        return report(workers, endNanos - startNanos);
+    }
+
+    private static void joinAll(Thread[] threads, int count) {
+        boolean interrupted = false;
+        for (int i = 0; i < count; i++) {
+            while (true) {
+                try {
+                    threads[i].join();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void closeValues(Worker[] workers) {
+        for (Worker w : workers) {
+            if (w != null) {
+                w.values.close();
+            }
+        }
+    }
+
+    private void threadBody(Worker w, CyclicBarrier barrier) {
+        try {
+            barrier.await();
+            operate(w);
+        } catch (Throwable t) {
+            w.failure = t;
+        }
+    }
+
+    private void operate(Worker w) {
+        final Cache cache = this.cache;
+        final Random64 rnd = w.rnd;
+        final ValueGen values = w.values;
+        final PinnedFifo pinned = w.pinned;
+        final KeyGen gen = new KeyGen();
+        final int pinCount = w.pinCount;
+        final LatencyStats latency = w.latency;
+        final boolean histograms = latency != null;
+        final boolean lean = o.lean;
+        final long maxKey = this.maxKey;
+        final long skew = o.skew;
+        final long ops = o.opsPerThread;
+        final long charge = valueBytes;
+        final long lookupInsertThreshold = o.lookupInsertThreshold();
+        final long insertThreshold = o.insertThreshold();
+        final long blindInsertThreshold = o.blindInsertThreshold();
+        final long lookupThreshold = o.lookupThreshold();
+        final long eraseThreshold = o.eraseThreshold();
+        final boolean varyCapacity = o.varyCapacityRatio > 0.0 && w.tid == 0;
+        final long usleep = o.usleep;
+
+        long result = 0;
+        long hits = 0;
+        long misses = 0;
+        long refused = 0;
+        long stepsToNextCapacityChange = 0;
+        final long startTime = System.nanoTime();
+
+        for (long i = 0; i < ops; i++) {
+            gen.encode(KeyGen.randomKey(rnd, maxKey, skew));
+            final long k0 = gen.key0();
+            final long k1 = gen.key1();
+            final long op = rnd.next();
+
+            if (varyCapacity) {
+                if (stepsToNextCapacityChange == 0) {
+                    double cutRatio = Random64.unsignedToDouble(rnd.next()) / UINT64_MAX_AS_DOUBLE
+                            * o.varyCapacityRatio;
+                    cache.setCapacity((long) (o.cacheSize * (1.0 - cutRatio)));
+                    stepsToNextCapacityChange = ops / 100;
+                } else {
+                    stepsToNextCapacityChange--;
+                }
+            }
+
+            final long t0 = histograms ? System.nanoTime() : 0L;
+
+            if (Long.compareUnsigned(op, lookupInsertThreshold) < 0) {
+                long handle = cache.lookup(k0, k1);
+                if (handle != Cache.MISS) {
+                    hits++;
+                    if (!lean) {
+                        result += ValueHash.hash(cache.value(handle));
+                    }
+                    pinned.push(handle);
+                } else {
+                    misses++;
+                    long inserted = cache.insertPinned(k0, k1, values.next(rnd), charge,
+                            Priority.LOW);
+                    if (inserted != Cache.MISS) {
+                        pinned.push(inserted);
+                    } else {
+                        refused++;
+                    }
+                }
+            } else if (Long.compareUnsigned(op, insertThreshold) < 0) {
+                long inserted = cache.insertPinned(k0, k1, values.next(rnd), charge, Priority.LOW);
+                if (inserted != Cache.MISS) {
+                    pinned.push(inserted);
+                } else {
+                    refused++;
+                }
+            } else if (Long.compareUnsigned(op, blindInsertThreshold) < 0) {
+                if (!cache.insert(k0, k1, values.next(rnd), charge, Priority.LOW)) {
+                    refused++;
+                }
+            } else if (Long.compareUnsigned(op, lookupThreshold) < 0) {
+                long handle = cache.lookup(k0, k1);
+                if (handle != Cache.MISS) {
+                    hits++;
+                    if (!lean) {
+                        result += ValueHash.hash(cache.value(handle));
+                    }
+                    pinned.push(handle);
+                } else {
+                    misses++;
+                }
+            } else if (Long.compareUnsigned(op, eraseThreshold) < 0) {
+                cache.erase(k0, k1);
+            }
+            // else: one of the 15 values above 100 hundredths of UINT64_MAX, a no-op
+
+            if (histograms) {
+                latency.record(System.nanoTime() - t0);
+            }
+            if (usleep > 0) {
+                long us = rnd.uniform(usleep + 1);
+                if (us > 0) {
+                    LockSupport.parkNanos(us * 1000);
+                }
+            }
+            while (pinned.size() > pinCount) {
+                cache.release(pinned.pop());
+            }
+        }
+
+        w.hits = hits;
+        w.misses = misses;
+        w.refusedInserts = refused;
+        w.pinnedAtEnd = pinned.size();
+        while (pinned.size() > 0) {
+            cache.release(pinned.pop());
+        }
+        w.result = result; // published to the main thread, so the hashing cannot be dropped
+        w.durationNanos = System.nanoTime() - startTime;
+    }
+
+    private int report(Worker[] workers, long elapsedNanos) {
+        int n = workers.length;
+        double totalOps = 1.0 * n * o.opsPerThread;
+
+        double elapsedSecs = elapsedNanos * 1e-9;
+        out.printf(Locale.ROOT, "Complete in %.3f s; Rough parallel ops/sec = %d%n", elapsedSecs,
+                (long) (totalOps / elapsedSecs));
+
+        double threadSecs = 0;
+        long hits = 0;
+        long lookups = 0;
+        long pinnedCount = 0;
+        long refused = 0;
+        for (Worker w : workers) {
+            threadSecs += w.durationNanos * 1e-9;
+            hits += w.hits;
+            lookups += w.hits + w.misses;
+            pinnedCount += w.pinnedAtEnd;
+            refused += w.refusedInserts;
+            if (w.result == 1) {
+                out.println("You are extremely unlucky(2). Try again.");
+                return 1;
+            }
+        }
+        out.printf("Thread ops/sec = %d%n", (long) (totalOps / threadSecs));
+        out.printf("Lookup hit ratio: %s%n", CFormat.g(1.0 * hits / lookups));
+
+        OptionalLong slots = CacheFactory.tableSlots(cache);
+        if (slots.isPresent()) {
+            long occupancy = cache.entryCount();
+            out.printf("Final load factor: %s (%d / %d)%n",
+                    CFormat.g(1.0 * occupancy / slots.getAsLong()), occupancy, slots.getAsLong());
+        }
+        out.printf("Final pinned count: %d%n", pinnedCount);
+        if (refused > 0) {
+            out.printf("Refused inserts: %d%n", refused);
+        }
+
+        if (o.histograms) {
+            out.printf("%nOperation latency (ns):%n");
+            LatencyStats combined = new LatencyStats();
+            for (Worker w : workers) {
+                combined.add(w.latency);
+            }
+            out.print(combined.format());
+        }
+
+        // Clockwork additions
+        out.println();
+        OptionalLong rss = ProcessStats.peakRssBytes();
+        out.printf("Max RSS: %s%n",
+                rss.isPresent() ? ProcessStats.mib(rss.getAsLong()) + " MiB" : "n/a");
+        out.printf("Heap used after GC: %s MiB%n",
+                ProcessStats.mib(ProcessStats.heapUsedAfterGc()));
+        out.printf("Native memory in use: %s MiB%n",
+                ProcessStats.mib(NativeMemory.outstandingBytes()));
+        cache.close();
+        out.printf("Native memory after close: %d bytes%n", NativeMemory.outstandingBytes());
+        out.flush();
+        return 0;
+    }
+
+    private void printEnv() {
+        String line = "----------------------------";
+        out.println(line);
+        out.printf("Clockwork version   : %s%n", Main.version());
+        out.printf("Cache impl name     : %s%n", CacheFactory.implName(cache));
+        out.printf("Java runtime        : %s (%s)%n", Runtime.version(),
+                System.getProperty("java.vendor"));
+        out.printf("Garbage collector   : %s%n", gcNames());
+        out.printf("Number of threads   : %d%n", o.threads);
+        out.printf("Ops per thread      : %d%n", o.opsPerThread);
+        out.printf("Cache size          : %s%n", CFormat.bytesToHuman(o.cacheSize));
+        out.printf("Num shard bits      : %d%s%n", o.numShardBits,
+                o.numShardBits < 0 ? " (auto)" : "");
+        out.printf("Max key             : %d%n", maxKey);
+        out.printf("Resident ratio      : %s%n", CFormat.g(o.residentRatio));
+        out.printf("Skew degree         : %d%n", o.skew);
+        out.printf("Populate cache      : %d%n", o.populateCache ? 1 : 0);
+        out.printf("Lookup+Insert pct   : %d%%%n", o.lookupInsertPercent);
+        out.printf("Insert percentage   : %d%%%n", o.insertPercent);
+        out.printf("Blind insert pct    : %d%%%n", o.blindInsertPercent);
+        out.printf("Lookup percentage   : %d%%%n", o.lookupPercent);
+        out.printf("Erase percentage    : %d%%%n", o.erasePercent);
+        out.printf("Gather stats        : disabled%n");
+        out.printf("Value bytes         : %d%n", o.valueBytes);
+        out.printf("Pinned ratio        : %s%n", CFormat.g(o.pinnedRatio));
+        out.printf("Lean                : %d%n", o.lean ? 1 : 0);
+        out.println(line);
+    }
+
+    private static String gcNames() {
+        List<String> names = new ArrayList<>();
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            names.add(gc.getName());
+        }
+        return names.isEmpty() ? "n/a" : String.join(", ", names);
+    }
+}

@@ -1,0 +1,45 @@
+package dev.clockwork.cli.bench;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.OptionalLong;
+
+/** Process-level memory numbers for the Clockwork additions to cache_bench's report. */
+final class ProcessStats {
+    private ProcessStats() {
+    }
+
+    /** Peak resident set size in bytes (VmHWM in /proc/self/status), when the OS provides it. */
+    static OptionalLong peakRssBytes() {
+        return parseVmHwm(Path.of("/proc/self/status"));
+    }
+
+    static OptionalLong parseVmHwm(Path status) {
+        try {
+            List<String> lines = Files.readAllLines(status);
+            for (String line : lines) {
+                if (line.startsWith("VmHWM:")) {
+                    String[] parts = line.substring("VmHWM:".length()).trim().split("\\s+");
+                    long kib = Long.parseLong(parts[0]);
+                    return OptionalLong.of(kib * 1024);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux, or an unexpected format: no number
+        }
+        return OptionalLong.empty();
+    }
+
+    /** Heap bytes in use right after a full GC has been requested. */
+    static long heapUsedAfterGc() {
+        System.gc();
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    }
+
+    static String mib(long bytes) {
+        return String.valueOf(Math.round(bytes / (1024.0 * 1024.0)));
+    }
+}

@@ -1,0 +1,270 @@
+package dev.clockwork.cli.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.clockwork.cli.GFlags;
+import dev.clockwork.cli.Main;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class BenchFlagsTest {
+
+    /** Parses bench flags exactly as {@code clockwork bench ...} does, then validates them. */
+    static BenchOptions parse(String... args) {
+        PrintWriter sink = new PrintWriter(new StringWriter());
+        CommandLine main = Main.newCommandLine(sink, sink);
+        CommandLine bench = main.getSubcommands().get("bench");
+        List<String> normalized = new ArrayList<>(List.of("bench"));
+        normalized.addAll(GFlags.normalize(bench.getCommandSpec(), List.of(args), sink));
+        main.parseArgs(normalized.toArray(String[]::new));
+        BenchOptions options = ((BenchCommand) bench.getCommand()).options;
+        String problem = options.validate();
+        if (problem != null) {
+            throw new IllegalArgumentException(problem);
+        }
+        return options;
+    }
+
+    /** Runs the whole tool; returns {exit code, stdout, stderr}. */
+    static Object[] runMain(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
+        return new Object[] {code, out.toString(), err.toString()};
+    }
+
+    @Test
+    void defaultsAreCacheBenchDefaults() {
+        BenchOptions o = parse();
+        assertEquals("fixed_hyper_clock_cache", o.cacheType); // cache_bench: hyper_clock_cache
+        assertEquals(16, o.threads);
+        assertEquals(1L << 30, o.cacheSize);
+        assertEquals(-1, o.numShardBits);
+        assertEquals(30, o.evictionEffortCap);
+        assertEquals(0.25, o.residentRatio);
+        assertEquals(2_000_000, o.opsPerThread);
+        assertEquals(8192, o.valueBytes);
+        assertEquals(0, o.valueBytesEstimate);
+        assertEquals(0.5, o.compressibleToRatio);
+        assertEquals(5, o.skew);
+        assertTrue(o.populateCache);
+        assertEquals(0.25, o.pinnedRatio);
+        assertEquals(0.0, o.varyCapacityRatio);
+        assertEquals(82, o.lookupInsertPercent);
+        assertEquals(2, o.insertPercent);
+        assertEquals(5, o.blindInsertPercent);
+        assertEquals(10, o.lookupPercent);
+        assertEquals(1, o.erasePercent);
+        assertEquals(0, o.usleep);
+        assertFalse(o.lean);
+        assertTrue(o.histograms);
+        assertEquals(0, o.seed);
+        // derived: 1 GiB / 0.25 / 8 KiB
+        assertEquals(524_288, o.maxKey());
+        assertEquals(32_768, o.totalPinCount());
+    }
+
+    @Test
+    void valuesAttachedSeparatedOrDoubleDash() {
+        BenchOptions o = parse("-threads=2", "-cache_size", "1048576", "--value_bytes=256",
+                "--ops_per_thread", "2000", "-cache_type=fixed_hyper_clock_cache",
+                "-num_shard_bits=-1", "-resident_ratio", "0.5", "-seed=0x10");
+        assertEquals(2, o.threads);
+        assertEquals(1_048_576, o.cacheSize);
+        assertEquals(256, o.valueBytes);
+        assertEquals(2000, o.opsPerThread);
+        assertEquals(-1, o.numShardBits);
+        assertEquals(0.5, o.residentRatio);
+        assertEquals(16, o.seed);
+        assertEquals(2, parse("-num_shard_bits", "2").numShardBits);
+    }
+
+    @Test
+    void booleansAcceptEveryGflagsSpelling() {
+        assertTrue(parse("-lean").lean);
+        assertTrue(parse("--lean").lean);
+        assertTrue(parse("-lean=true").lean);
+        assertTrue(parse("-lean=1").lean);
+        assertTrue(parse("-lean=yes").lean);
+        assertTrue(parse("-lean=T").lean);
+        assertFalse(parse("-lean=false").lean);
+        assertFalse(parse("-lean=0").lean);
+        assertFalse(parse("-lean", "-nolean").lean);
+
+        assertTrue(parse("-populate_cache").populateCache);
+        assertFalse(parse("-populate_cache=0").populateCache);
+        assertFalse(parse("-populate_cache=false").populateCache);
+        assertTrue(parse("-populate_cache=true").populateCache);
+        assertTrue(parse("-populate_cache=1").populateCache);
+        assertFalse(parse("-nopopulate_cache").populateCache);
+        assertFalse(parse("-histograms=0").histograms);
+    }
+
+    @Test
+    void booleanNeverConsumesTheNextArgument() {
+        // gflags: "-lean false" is -lean=true followed by a stray argument
+        Object[] r = runMain("bench", "-lean", "false");
+        assertNotEquals(0, r[0]);
+        assertTrue(((String) r[2]).contains("false"), (String) r[2]);
+        BenchOptions o = parse("-lean", "-threads=3");
+        assertTrue(o.lean);
+        assertEquals(3, o.threads);
+    }
+
+    @Test
+    void badBooleanValueNamesTheFlag() {
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> parse("-lean=maybe"));
+        assertTrue(e.getMessage().contains("-lean"), e.getMessage());
+        Object[] r = runMain("bench", "-populate_cache=2");
+        assertNotEquals(0, r[0]);
+        assertTrue(((String) r[2]).contains("-populate_cache"), (String) r[2]);
+    }
+
+    @Test
+    void badNumbersNameTheFlag() {
+        for (String[] bad : List.of(new String[] {"-threads=-1"}, new String[] {"-threads=abc"},
+                new String[] {"-cache_size=1e9"}, new String[] {"-value_bytes=4294967296"},
+                new String[] {"-resident_ratio=x"}, new String[] {"-num_shard_bits=1.5"})) {
+            String flag = bad[0].substring(0, bad[0].indexOf('='));
+            Object[] r = runMain(prepend("bench", bad));
+            assertEquals(2, r[0], bad[0]);
+            assertTrue(((String) r[2]).contains(flag), r[2] + " should name " + flag);
+        }
+    }
+
+    @Test
+    void percentagesMustAddTo100() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> parse("-erase_percent=2"));
+        assertTrue(e.getMessage().contains("Percentages must add to 100"), e.getMessage());
+        assertTrue(e.getMessage().contains("-erase_percent=2"), e.getMessage());
+        assertTrue(e.getMessage().contains("= 101"), e.getMessage());
+
+        Object[] r = runMain("bench", "-lookup_insert_percent=50");
+        assertNotEquals(0, r[0]);
+        assertTrue(((String) r[2]).contains("-lookup_insert_percent=50"), (String) r[2]);
+
+        BenchOptions ok = parse("-lookup_insert_percent=0", "-insert_percent=0",
+                "-blind_insert_percent=0", "-lookup_percent=100", "-erase_percent=0");
+        assertEquals(100, ok.lookupPercent);
+    }
+
+    @Test
+    void opThresholdsPartitionTheUint64Space() {
+        BenchOptions o = parse();
+        long hundredth = Long.divideUnsigned(-1L, 100);
+        assertEquals(hundredth * 82, o.lookupInsertThreshold());
+        assertEquals(hundredth * 84, o.insertThreshold());
+        assertEquals(hundredth * 89, o.blindInsertThreshold());
+        assertEquals(hundredth * 99, o.lookupThreshold());
+        assertEquals(hundredth * 100, o.eraseThreshold());
+        assertEquals("184467440737095516", Long.toUnsignedString(hundredth));
+    }
+
+    @Test
+    void cacheTypes() {
+        assertEquals("fixed_hyper_clock_cache",
+                parse("-cache_type=fixed_hyper_clock_cache").cacheType);
+        for (String t : List.of("hyper_clock_cache", "auto_hyper_clock_cache", "lru_cache")) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> parse("-cache_type=" + t));
+            assertTrue(e.getMessage().contains("cache_type " + t + " is not implemented yet"),
+                    e.getMessage());
+        }
+        Object[] r = runMain("bench", "-cache_type=lru_cache");
+        assertNotEquals(0, r[0]);
+        assertTrue(((String) r[2]).contains("cache_type lru_cache is not implemented yet"),
+                (String) r[2]);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> parse("-cache_type=bogus"));
+        assertTrue(e.getMessage().contains("unknown cache_type 'bogus'"), e.getMessage());
+    }
+
+    @Test
+    void otherValidation() {
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> parse("-threads=0"))
+                .getMessage().contains("-threads"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> parse("-value_bytes=0"))
+                .getMessage().contains("-value_bytes"));
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> parse("-cache_size=100", "-value_bytes=200")).getMessage()
+                .contains("-value_bytes=200 must not exceed -cache_size=100"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> parse("-resident_ratio=0"))
+                .getMessage().contains("-resident_ratio"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> parse("-pinned_ratio=-1"))
+                .getMessage().contains("-pinned_ratio"));
+    }
+
+    @Test
+    void unknownFlagIsNamed() {
+        Object[] r = runMain("bench", "-no_such_flag=1");
+        assertEquals(2, r[0]);
+        assertTrue(((String) r[2]).contains("-no_such_flag"), (String) r[2]);
+    }
+
+    @Test
+    void cacheBenchOnlyFlagsAreIgnoredWhenNeutralAndRejectedOtherwise() {
+        assertEquals(2, parse("-gather_stats=false", "-report_problems", "-degenerate_hash_bits=0",
+                "-threads=2").threads);
+        BenchOptions o = parse("-nogather_stats", "-report_problems=0", "-gather_stats_sleep_ms",
+                "500", "-degenerate_hash_bits", "0", "-lean");
+        assertTrue(o.lean);
+        Object[] r = runMain("bench", "-gather_stats");
+        assertNotEquals(0, r[0]);
+        assertTrue(((String) r[2]).contains("-gather_stats"), (String) r[2]);
+        r = runMain("bench", "-degenerate_hash_bits=3");
+        assertNotEquals(0, r[0]);
+        assertTrue(((String) r[2]).contains("-degenerate_hash_bits=3"), (String) r[2]);
+    }
+
+    @Test
+    void helpListsEveryFlagWithItsDefault() {
+        for (String h : List.of("--help", "-help", "-h")) {
+            Object[] r = runMain("bench", h);
+            assertEquals(0, r[0], h);
+            String help = (String) r[1];
+            for (String flag : List.of("-cache_type", "-threads", "-cache_size", "-num_shard_bits",
+                    "-eviction_effort_cap", "-resident_ratio", "-ops_per_thread", "-value_bytes",
+                    "-value_bytes_estimate", "-compressible_to_ratio", "-skew", "-populate_cache",
+                    "-pinned_ratio", "-lookup_insert_percent", "-insert_percent",
+                    "-blind_insert_percent", "-lookup_percent", "-erase_percent", "-lean",
+                    "-histograms", "-seed")) {
+                assertTrue(help.contains(flag), flag + " missing from help:\n" + help);
+            }
+            assertTrue(help.contains("Default: 82"), help);
+        }
+    }
+
+    @Test
+    void versionAndNoSubcommand() {
+        Object[] r = runMain("--version");
+        assertEquals(0, r[0]);
+        assertTrue(((String) r[1]).startsWith("clockwork "), (String) r[1]);
+        r = runMain();
+        assertNotEquals(0, r[0]);
+        assertTrue(((String) r[2]).contains("bench"), (String) r[2]);
+    }
+
+    @Test
+    void validDefaultsHaveNoProblem() {
+        assertNull(parse().validate());
+    }
+
+    private static String[] prepend(String first, String[] rest) {
+        String[] all = new String[rest.length + 1];
+        all[0] = first;
+        System.arraycopy(rest, 0, all, 1, rest.length);
+        return all;
+    }
+}

@@ -1,0 +1,117 @@
+package dev.clockwork.cli.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+class KeyGenTest {
+
+    @Test
+    void random64IsStdMt19937_64() {
+        // The C++ standard requires the 10000th output of a default-seeded mt19937_64 to be this.
+        Random64 r = new Random64(5489);
+        for (int i = 0; i < 9999; i++) {
+            r.next();
+        }
+        assertEquals(Long.parseUnsignedLong("9981545732273789042"), r.next());
+    }
+
+    @Test
+    void keysAndOpsMatchCacheBenchForTheSameSeed() {
+        // Produced by the same steps in C++ (std::mt19937_64(12345), skew 5, max key 16384):
+        // key number, key bytes 0..7 and 8..15 as little-endian int64, then the op's random value.
+        long[][] expected = {
+            {3402, 792633534417207309L, 3402, Long.parseUnsignedLong("528733477622103608")},
+            {64, 16426, 4197120, Long.parseUnsignedLong("11366725980638043916")},
+            {437, 480533825978368L, 123008962869067776L, 71698162575291127L},
+            {6876, 1935434034490376192L, -2592947485458563072L, 63596454888201062L},
+            {2097, 2097, 536843, Long.parseUnsignedLong("16051379310345671190")},
+        };
+        Random64 rnd = new Random64(12345);
+        KeyGen gen = new KeyGen();
+        for (long[] e : expected) {
+            long key = KeyGen.randomKey(rnd, 16384, 5);
+            gen.encode(key);
+            assertEquals(e[0], key);
+            assertEquals(e[1], gen.key0());
+            assertEquals(e[2], gen.key1());
+            assertEquals(e[3], rnd.next());
+        }
+        // libstdc++ uniform_int_distribution<uint64_t>(0, 1000) continuing the same engine
+        for (long u : new long[] {772, 700, 644, 636, 998}) {
+            assertEquals(u, rnd.uniform(1001));
+        }
+    }
+
+    @Test
+    void keyBytesLayout() {
+        KeyGen gen = new KeyGen();
+        // key 0: offset 0 -> [42, 0 x8][11 ...]
+        gen.encode(0);
+        assertEquals(42, gen.key0());
+        assertEquals(11L << 8, gen.key1());
+        // key 1: offset 1 -> bytes 1..8 are the key; then [11, key...]
+        gen.encode(1);
+        assertEquals(1, gen.key0());
+        assertEquals(11 | (1L << 8), gen.key1());
+        // distinct key numbers give distinct keys
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (long k = 0; k < 100_000; k++) {
+            gen.encode(k);
+            assertTrue(seen.add(gen.key0() + ":" + gen.key1()), "collision at " + k);
+        }
+    }
+
+    @Test
+    void skewZeroIsUniform() {
+        int buckets = 10;
+        long maxKey = 1000;
+        int n = 200_000;
+        long[] counts = new long[buckets];
+        Random64 rnd = new Random64(42);
+        for (int i = 0; i < n; i++) {
+            long key = KeyGen.randomKey(rnd, maxKey, 0);
+            assertTrue(key >= 0 && key < maxKey);
+            counts[(int) (key * buckets / maxKey)]++;
+        }
+        double expected = (double) n / buckets;
+        double chi2 = 0;
+        for (long c : counts) {
+            chi2 += (c - expected) * (c - expected) / expected;
+        }
+        assertTrue(chi2 < 30, "chi-square " + chi2); // 9 degrees of freedom; p < 0.001 at 27.9
+    }
+
+    @Test
+    void largerSkewFavoursSmallKeys() {
+        long maxKey = 1_000_000;
+        int n = 100_000;
+        double previousMean = Double.MAX_VALUE;
+        for (int skew : new int[] {0, 1, 5, 20}) {
+            Random64 rnd = new Random64(7);
+            double sum = 0;
+            long belowTenth = 0;
+            for (int i = 0; i < n; i++) {
+                long key = KeyGen.randomKey(rnd, maxKey, skew);
+                assertTrue(key >= 0 && key < maxKey);
+                sum += key;
+                if (key < maxKey / 10) {
+                    belowTenth++;
+                }
+            }
+            double mean = sum / n / maxKey;
+            // min of skew+1 uniforms: mean 1/(skew+2), P(< 0.1) = 1 - 0.9^(skew+1)
+            assertEquals(1.0 / (skew + 2), mean, 0.01, "mean for skew " + skew);
+            assertEquals(1 - Math.pow(0.9, skew + 1), (double) belowTenth / n, 0.01,
+                    "P(key < max/10) for skew " + skew);
+            assertTrue(mean < previousMean);
+            previousMean = mean;
+        }
+    }
+
+    @Test
+    void zeroMaxKeyGivesKeyZero() {
+        assertEquals(0, KeyGen.randomKey(new Random64(1), 0, 5));
+    }
+}
