@@ -90,8 +90,10 @@ public final class CopyingCache implements AutoCloseable {
     }
 
     /**
-     * Stores a copy of {@code value} under {@code key}, charged at {@code value.length} bytes. As
-     * with {@link Cache#insert}, a key that is already present keeps its present value.
+     * Stores a copy of {@code value} under {@code key}, charged at {@code value.length} bytes,
+     * replacing any value the key had (unlike {@link Cache#insert}, which keeps the present entry):
+     * the old entry is erased first, so a concurrent reader sees the old value, a miss, or the new
+     * value, never a mix.
      *
      * @return {@code true} if the cache accepted the entry, {@code false} if it refused it (strict
      *     capacity limit or admission policy)
@@ -103,6 +105,7 @@ public final class CopyingCache implements AutoCloseable {
         Args.requireNonNull("priority", priority);
         long[] h = SCRATCH.get();
         Murmur3.hash128(key, 0, key.length, seed, h);
+        cache.erase(h[0], h[1]);
         return cache.insert(h[0], h[1], value, 0, value.length, value.length, priority);
     }
 
@@ -177,6 +180,7 @@ public final class CopyingCache implements AutoCloseable {
         Args.requireNonNull("priority", priority);
         long[] h = SCRATCH.get();
         Murmur3.hash128(key, 0, key.byteSize(), seed, h);
+        cache.erase(h[0], h[1]);
         return cache.insert(h[0], h[1], value, value.byteSize(), priority);
     }
 
