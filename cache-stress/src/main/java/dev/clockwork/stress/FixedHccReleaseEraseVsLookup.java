@@ -1,0 +1,113 @@
+package dev.clockwork.stress;
+
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
+import dev.clockwork.cache.Cache;
+import dev.clockwork.cache.Priority;
+import dev.clockwork.offheap.FixedHyperClockCache;
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Arbiter;
+import org.openjdk.jcstress.annotations.Description;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.LLLL_Result;
+
+/**
+ * Test 4: {@code release(h, eraseIfLastRef = true)} of the only handle to A races with a lookup
+ * of A.
+ *
+ * <p>Result fields: r1 whether the erasing release freed A, r2 the reader, r3 whether A is
+ * findable at the end and the table entries left, r4 accounting, drain check and close.
+ *
+ * <p>See {@link FixedHccReleaseEraseVsReinsert} for the FIXME in RocksDB's
+ * {@code FixedHyperClockTable::Release} (erasing a replacement entry), which needs a third party
+ * that re-inserts and so cannot happen here.
+ */
+@JCStressTest
+@Description("The state holds the only handle to A (from a lookup). Actor 1 releases it with "
+        + "eraseIfLastRef; actor 2 looks A up, reads it and releases normally. 'Erase if last "
+        + "ref' is judged at one instant: if the reader holds a reference when the releaser "
+        + "tries to take ownership, A is not erased and stays cached (an availability effect, "
+        + "by design). Either way a hit must read A's bytes and A is freed at most once.")
+@Outcome(id = "FREED, MISS, GONE;E0, OK", expect = ACCEPTABLE,
+        desc = "The erasing release freed A before the lookup, which missed.")
+@Outcome(id = "FREED, HIT_A, GONE;E0, OK", expect = ACCEPTABLE,
+        desc = "The reader's lookup and release came first; the erasing release was then the "
+                + "last reference and freed A.")
+@Outcome(id = "KEPT, HIT_A, PRESENT;E1, OK", expect = ACCEPTABLE_INTERESTING,
+        desc = "The reader held a reference when the releaser looked (before its fetch-add, or "
+                + "between its fetch-add and its CAS to under-construction), so this was not the "
+                + "last reference and nothing was erased; the reader's plain release never "
+                + "erases, so A stays visible. The eraseIfLastRef request is simply lost.")
+@Outcome(id = ".*, HIT_(?!A,).*, .*, .*", expect = FORBIDDEN,
+        desc = "USE-AFTER-FREE: the reader held a reference to A but read other bytes, or its "
+                + "plain release freed the entry (HIT_A_FREED).")
+@Outcome(id = "KEPT, MISS, .*, .*", expect = FORBIDDEN,
+        desc = "The erasing release saw another reference, yet the only other party missed.")
+@Outcome(id = "FREED, .*, PRESENT.*, .*", expect = FORBIDDEN,
+        desc = "The release reported freeing A, yet A is still findable.")
+@Outcome(expect = FORBIDDEN,
+        desc = "Anything else: A kept but gone (or vice versa), accounting off (ACCT_*), a "
+                + "leftover eviction does not free (STUCK_*), or an exception.")
+@State
+public class FixedHccReleaseEraseVsLookup {
+    private final FixedHyperClockCache cache = Tiny.cache(Tiny.THREE_ENTRIES);
+    private final long handle;
+
+    public FixedHccReleaseEraseVsLookup() {
+        Tiny.insert(cache, Tiny.A, 0, Priority.LOW);
+        handle = Tiny.lookup(cache, Tiny.A);
+    }
+
+    @Actor
+    public void releaser(LLLL_Result r) {
+        try {
+            if (handle == Cache.MISS) {
+                r.r1 = "SETUP_MISS";
+                return;
+            }
+            r.r1 = cache.release(handle, true) ? "FREED" : "KEPT";
+        } catch (RuntimeException | Error e) {
+            r.r1 = Tiny.failure(e);
+        }
+    }
+
+    @Actor
+    public void reader(LLLL_Result r) {
+        try {
+            long h = Tiny.lookup(cache, Tiny.A);
+            if (h == Cache.MISS) {
+                r.r2 = "MISS";
+                return;
+            }
+            String seen = Tiny.read(cache, h);
+            boolean freed = cache.release(h);
+            r.r2 = "HIT_" + (seen.equals(Tiny.label(Tiny.A, 0)) ? "A" : seen)
+                    + (freed ? "_FREED" : "");
+        } catch (RuntimeException | Error e) {
+            r.r2 = Tiny.failure(e);
+        }
+    }
+
+    @Arbiter
+    public void arbiter(LLLL_Result r) {
+        String checks;
+        try {
+            long h = Tiny.lookup(cache, Tiny.A);
+            String presence = "GONE";
+            if (h != Cache.MISS) {
+                String seen = Tiny.read(cache, h);
+                cache.release(h);
+                presence = seen.equals(Tiny.label(Tiny.A, 0)) ? "PRESENT" : "PRESENT_" + seen;
+            }
+            r.r3 = presence + ";E" + cache.entryCount();
+            checks = Tiny.problems(Tiny.accounting(cache), Tiny.drain(cache, Tiny.A));
+        } catch (RuntimeException | Error e) {
+            checks = Tiny.failure(e);
+        }
+        r.r4 = Tiny.problems(checks, Tiny.close(cache));
+    }
+}

@@ -1,0 +1,111 @@
+package dev.clockwork.stress;
+
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
+import dev.clockwork.cache.Cache;
+import dev.clockwork.cache.Priority;
+import dev.clockwork.offheap.FixedHyperClockCache;
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Arbiter;
+import org.openjdk.jcstress.annotations.Description;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.LLLL_Result;
+
+/**
+ * Test 4b: {@code release(h, eraseIfLastRef = true)} of the only handle to A (version 0) races
+ * with {@code erase(A)} followed by {@code insert(A, version 1)}: the situation of the FIXME in
+ * RocksDB's {@code FixedHyperClockTable::Release} ("another thread could replace this entry and
+ * we end up erasing the wrong one").
+ *
+ * <p>Result fields: r1 the erasing release, r2 erase's return and the insert's, r3 what a lookup
+ * finds at the end and the table entries left, r4 accounting, drain check and close.
+ */
+@JCStressTest
+@Description("The state holds the only handle to A_V0. Actor 1: release(h, eraseIfLastRef). "
+        + "Actor 2: erase(A), then insert(A_V1). In every serial order A_V1 survives, because "
+        + "actor 1's handle names A_V0. But the releaser first drops its reference (fetch-add) "
+        + "and only then CASes the slot to under-construction, retrying with whatever word it "
+        + "finds: if actor 2 erases A_V0 and re-inserts A_V1 into the same slot in that window, "
+        + "the releaser takes the unreferenced A_V1 and frees it. RocksDB accepts this as a "
+        + "rare availability loss (FIXME in FixedHyperClockTable::Release); accounting must stay "
+        + "exact.")
+@Outcome(id = "FREED, NOT_FOUND;INSERTED, A_V1;E1, OK", expect = ACCEPTABLE,
+        desc = "Release-erase first (freed A_V0), then erase missed and A_V1 was inserted.")
+@Outcome(id = "FREED, ERASED;INSERTED, A_V1;E1, OK", expect = ACCEPTABLE,
+        desc = "Erase made the referenced A_V0 invisible; the release was its last reference "
+                + "and freed it; A_V1 went in before or after that.")
+@Outcome(id = "KEPT, ERASED;INSERTED, A_V1;E1, OK", expect = ACCEPTABLE,
+        desc = "The release dropped the last reference but erase took ownership first and "
+                + "freed A_V0; the releaser's CAS saw a non-shareable word and stood down.")
+@Outcome(id = "KEPT, ERASED;INSERTED, A_V1;E2, OK", expect = ACCEPTABLE_INTERESTING,
+        desc = "RocksDB's Unref wart: erase saw two references and made A_V0 invisible, the "
+                + "release dropped one (not last), erase's own unref dropped the last without "
+                + "freeing. A_V1 went into the next slot; A_V0 stays charged until eviction (the "
+                + "drain check proves a sweep frees it).")
+@Outcome(id = "FREED, ERASED;INSERTED, MISS;E0, OK", expect = ACCEPTABLE_INTERESTING,
+        desc = "The FIXME: erase freed A_V0 and A_V1 reused its slot between the releaser's "
+                + "fetch-add and CAS; the releaser's CAS loop then took the unreferenced A_V1 "
+                + "and freed it. A_V1's insert 'succeeded' but it is gone (as if inserted and "
+                + "evicted at once). Availability loss only: each entry freed exactly once.")
+@Outcome(id = ".*, .*, A_V0.*, .*", expect = FORBIDDEN,
+        desc = "A_V0 was erased (by erase or by the release) but is still findable.")
+@Outcome(expect = FORBIDDEN,
+        desc = "Anything else: a wrong value found, A_V1 missing without the FIXME pattern "
+                + "(release FREED, erase ERASED), a refused insert, accounting off (ACCT_*), a "
+                + "leftover eviction does not free (STUCK_*), or an exception.")
+@State
+public class FixedHccReleaseEraseVsReinsert {
+    private final FixedHyperClockCache cache = Tiny.cache(Tiny.THREE_ENTRIES);
+    private final long handle;
+
+    public FixedHccReleaseEraseVsReinsert() {
+        Tiny.insert(cache, Tiny.A, 0, Priority.LOW);
+        handle = Tiny.lookup(cache, Tiny.A);
+    }
+
+    @Actor
+    public void releaser(LLLL_Result r) {
+        try {
+            if (handle == Cache.MISS) {
+                r.r1 = "SETUP_MISS";
+                return;
+            }
+            r.r1 = cache.release(handle, true) ? "FREED" : "KEPT";
+        } catch (RuntimeException | Error e) {
+            r.r1 = Tiny.failure(e);
+        }
+    }
+
+    @Actor
+    public void replacer(LLLL_Result r) {
+        try {
+            String erased = Tiny.erase(cache, Tiny.A) ? "ERASED" : "NOT_FOUND";
+            String inserted = Tiny.insert(cache, Tiny.A, 1, Priority.LOW) ? "INSERTED" : "REFUSED";
+            r.r2 = erased + ";" + inserted;
+        } catch (RuntimeException | Error e) {
+            r.r2 = Tiny.failure(e);
+        }
+    }
+
+    @Arbiter
+    public void arbiter(LLLL_Result r) {
+        String checks;
+        try {
+            long h = Tiny.lookup(cache, Tiny.A);
+            String found = "MISS";
+            if (h != Cache.MISS) {
+                found = Tiny.read(cache, h);
+                cache.release(h);
+            }
+            r.r3 = found + ";E" + cache.entryCount();
+            checks = Tiny.problems(Tiny.accounting(cache), Tiny.drain(cache, Tiny.A));
+        } catch (RuntimeException | Error e) {
+            checks = Tiny.failure(e);
+        }
+        r.r4 = Tiny.problems(checks, Tiny.close(cache));
+    }
+}

@@ -1,0 +1,224 @@
+package dev.clockwork.stress;
+
+import dev.clockwork.cache.Cache;
+import dev.clockwork.cache.Priority;
+import dev.clockwork.offheap.FixedHyperClockCache;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Shared pieces of the stress tests: tiny {@link FixedHyperClockCache}s, self-describing values,
+ * and checks that turn what a thread saw into short outcome labels.
+ *
+ * <h2>Sizes</h2>
+ * Every cache here has one shard of 4 slots of 64 bytes, all charged as metadata
+ * ({@link #METADATA} = 256 bytes of usage from the start), and entries of charge
+ * {@link #CHARGE} = 64, the same as the estimated entry charge the table is sized with. The
+ * occupancy limit of 4 slots is 3 entries. {@link #TWO_ENTRIES} leaves room for 2 entries before
+ * an insert has to evict, {@link #THREE_ENTRIES} for 3.
+ *
+ * <h2>Values</h2>
+ * Each value is 24 bytes: the two key words and a version number. A handle's bytes therefore
+ * name the entry they came from, so a reader that was handed freed (and reused) memory, another
+ * key's entry, or a half-written slot gets a label other than the one it expects. All values of
+ * all keys have the same length, so malloc tends to hand a freed value's block to the next
+ * insert, which makes a use-after-free show up as another key's bytes rather than stale ones.
+ *
+ * <h2>Labels</h2>
+ * Outcome strings are made of {@code [A-Z0-9_;]} only (no commas: jcstress joins result fields
+ * with ", ", and ids are regular expressions).
+ */
+final class Tiny {
+    static final long CHARGE = 64;
+    static final long SLOT_BYTES = 64;
+    static final int SLOTS = 4;
+    static final long METADATA = SLOTS * SLOT_BYTES;
+    /** 4 slots; 256 metadata + 2 x 64 = 384 <= 400 < 448: the third entry evicts. */
+    static final long TWO_ENTRIES = 400;
+    /** 4 slots (448 / 108.8 rounds up to 8, but 512 bytes of slots exceed 448: back to 4). */
+    static final long THREE_ENTRIES = 448;
+
+    static final int VALUE_BYTES = 24;
+
+    private static final long KEY0_BASE = 0xC10C_0000_0000_0000L;
+    private static final long KEY1_BASE = 0x0000_5EED_0000_0000L;
+    private static final long VERSION_BASE = 0x7E57_0000L;
+    static final int MAX_KEYS = 16;
+    static final int MAX_VERSIONS = 4;
+
+    /** Names of the keys used by the tests; the index is the key id. */
+    private static final String[] NAMES = {"A", "P", "K1", "K2", "K3", "F1", "F2", "F3"};
+    static final int A = 0;
+    static final int P = 1;
+    static final int K1 = 2;
+    static final int K2 = 3;
+    static final int K3 = 4;
+    static final int F1 = 5;
+    static final int F2 = 6;
+    static final int F3 = 7;
+
+    private static final byte[][][] VALUES = new byte[MAX_KEYS][MAX_VERSIONS][];
+
+    static {
+        for (int key = 0; key < MAX_KEYS; key++) {
+            for (int version = 0; version < MAX_VERSIONS; version++) {
+                MemorySegment v = MemorySegment.ofArray(new byte[VALUE_BYTES]);
+                v.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, key0(key));
+                v.set(ValueLayout.JAVA_LONG_UNALIGNED, 8, key1(key));
+                v.set(ValueLayout.JAVA_LONG_UNALIGNED, 16, VERSION_BASE + version);
+                VALUES[key][version] = v.toArray(ValueLayout.JAVA_BYTE);
+            }
+        }
+    }
+
+    private Tiny() {
+    }
+
+    static long key0(int key) {
+        return KEY0_BASE + key;
+    }
+
+    static long key1(int key) {
+        return KEY1_BASE + key * 0x9E37L;
+    }
+
+    /**
+     * A one-shard cache of exactly {@link #SLOTS} slots. Throws if the sizing rules ever change
+     * so that the tests' arithmetic no longer holds.
+     */
+    static FixedHyperClockCache cache(long capacity) {
+        FixedHyperClockCache cache = FixedHyperClockCache.builder()
+                .capacity(capacity)
+                .estimatedEntryCharge(CHARGE)
+                .numShardBits(0)
+                .build();
+        if (cache.tableSlots() != SLOTS || cache.usage() != METADATA) {
+            long slots = cache.tableSlots();
+            long usage = cache.usage();
+            cache.close();
+            throw new IllegalStateException("expected " + SLOTS + " slots and " + METADATA
+                    + " bytes of metadata, got " + slots + " slots, usage " + usage);
+        }
+        return cache;
+    }
+
+    static boolean insert(Cache cache, int key, int version, Priority priority) {
+        byte[] v = VALUES[key][version];
+        return cache.insert(key0(key), key1(key), v, 0, v.length, CHARGE, priority);
+    }
+
+    static long insertPinned(Cache cache, int key, int version, Priority priority) {
+        byte[] v = VALUES[key][version];
+        return cache.insertPinned(key0(key), key1(key), v, 0, v.length, CHARGE, priority);
+    }
+
+    static long lookup(Cache cache, int key) {
+        return cache.lookup(key0(key), key1(key));
+    }
+
+    static boolean erase(Cache cache, int key) {
+        return cache.erase(key0(key), key1(key));
+    }
+
+    /** The label of a key and version, e.g. {@code A_V1}. */
+    static String label(int key, int version) {
+        return name(key) + "_V" + version;
+    }
+
+    private static String name(int key) {
+        return key < NAMES.length ? NAMES[key] : "KEY" + key;
+    }
+
+    /**
+     * Reads the value behind a pinned handle straight from native memory and names it: the label
+     * of the key and version whose bytes it holds, {@code GARBAGE} for bytes of no value, or
+     * {@code LEN<n>} for a wrong length.
+     */
+    static String read(Cache cache, long handle) {
+        MemorySegment v = cache.value(handle);
+        if (v.byteSize() != VALUE_BYTES) {
+            return "LEN" + v.byteSize();
+        }
+        long k0 = v.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
+        long k1 = v.get(ValueLayout.JAVA_LONG_UNALIGNED, 8);
+        long ver = v.get(ValueLayout.JAVA_LONG_UNALIGNED, 16) - VERSION_BASE;
+        long key = k0 - KEY0_BASE;
+        if (key < 0 || key >= MAX_KEYS || k1 != key1((int) key) || ver < 0 || ver >= MAX_VERSIONS) {
+            return "GARBAGE";
+        }
+        return label((int) key, (int) ver);
+    }
+
+    /** The label of an exception a cache call threw, so that it shows as an outcome. */
+    static String failure(Throwable t) {
+        return "EX_" + t.getClass().getSimpleName();
+    }
+
+    /**
+     * The cache's accounting once no handle is held: every byte of usage is metadata, a charge
+     * of a table entry, or a charge of a standalone entry, and nothing is pinned.
+     *
+     * @return {@code OK}, or the numbers that do not add up
+     */
+    static String accounting(FixedHyperClockCache cache) {
+        long usage = cache.usage();
+        long entries = cache.entryCount();
+        long standalone = cache.standaloneUsage();
+        long pinned = cache.pinnedUsage();
+        if (usage == METADATA + CHARGE * entries + standalone && standalone == 0 && pinned == 0) {
+            return "OK";
+        }
+        return "ACCT_U" + usage + "_E" + entries + "_S" + standalone + "_P" + pinned;
+    }
+
+    /**
+     * Erases {@code key}, then inserts the three filler keys and erases them again. Three
+     * fillers plus any zero-reference leftover exceed both the room for {@link #THREE_ENTRIES}
+     * and the occupancy limit, so the third insert must evict, and an erased-but-unfreed
+     * (invisible, unreferenced) leftover is the first thing a clock sweep frees. Afterwards the
+     * cache must be empty: usage is metadata only.
+     *
+     * @return {@code DRAINED}, or what was left
+     */
+    static String drain(FixedHyperClockCache cache, int key) {
+        erase(cache, key);
+        for (int f = F1; f <= F3; f++) {
+            if (!insert(cache, f, 0, Priority.HIGH)) {
+                return "FILLER_REFUSED";
+            }
+        }
+        for (int f = F1; f <= F3; f++) {
+            erase(cache, f);
+        }
+        long usage = cache.usage();
+        long entries = cache.entryCount();
+        if (usage == METADATA && entries == 0) {
+            return "DRAINED";
+        }
+        return "STUCK_U" + usage + "_E" + entries;
+    }
+
+    /** Closes the cache; returns {@code OK} or a failure label. */
+    static String close(Cache cache) {
+        try {
+            cache.close();
+            return "OK";
+        } catch (RuntimeException | Error e) {
+            return failure(e);
+        }
+    }
+
+    /** Joins non-OK parts with ';', or returns {@code OK}. */
+    static String problems(String... parts) {
+        StringBuilder sb = new StringBuilder();
+        for (String p : parts) {
+            if (!"OK".equals(p) && !"DRAINED".equals(p)) {
+                if (!sb.isEmpty()) {
+                    sb.append(';');
+                }
+                sb.append(p);
+            }
+        }
+        return sb.isEmpty() ? "OK" : sb.toString();
+    }
+}
