@@ -361,12 +361,17 @@ public abstract class HyperClockCache implements Cache {
         long charge = all.get(ValueLayout.JAVA_LONG, SlotLayout.chargeOffset(slot));
         int shard = all.get(ValueLayout.JAVA_INT, SlotLayout.flagsOffset(slot))
                 & SlotLayout.FLAG_SHARD_MASK;
-        NativeMemory.free(all.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot)),
-                all.get(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot)));
-        NativeMemory.free(slot, SlotLayout.SLOT_BYTES);
+        freeStandalone(all, slot);
         standaloneUsage.addAndGet(-charge);
         tables[shard].addUsage(-charge);
         return true;
+    }
+
+    /** Frees a standalone slot and its value, read through {@code view} (all memory). */
+    private static void freeStandalone(MemorySegment view, long slot) {
+        NativeMemory.free(view.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot)),
+                view.get(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot)));
+        NativeMemory.free(slot, SlotLayout.SLOT_BYTES);
     }
 
     // ---------------------------------------------------------------- erase, capacity, stats
@@ -479,10 +484,7 @@ public abstract class HyperClockCache implements Cache {
         synchronized (standalone) {
             var it = standalone.iterator();
             while (it.hasNext()) {
-                long slot = it.nextValue();
-                NativeMemory.free(raw.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot)),
-                        raw.get(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot)));
-                NativeMemory.free(slot, SlotLayout.SLOT_BYTES);
+                freeStandalone(raw, it.nextValue());
             }
             standalone.clear();
         }
