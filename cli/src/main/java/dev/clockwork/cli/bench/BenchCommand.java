@@ -59,11 +59,33 @@ public final class BenchCommand implements Callable<Integer> {
         }
         Cache cache;
         try {
+            if (options.jitWarmupOps > 0) {
+                int rc = warmUp(seed, out, err);
+                if (rc != 0) {
+                    return rc;
+                }
+            }
             cache = CacheFactory.create(options.cacheSettings());
         } catch (IllegalArgumentException e) {
             err.println(spec.qualifiedName() + ": cannot create the cache: " + e.getMessage());
             return 1;
         }
         return new CacheBench(options, seed, cache, out, err).execute();
+    }
+
+    /**
+     * Runs the same workload on a throwaway cache so that the timed run measures JIT-compiled
+     * code. The warm-up cache is closed (its memory returned) before the measured one is made.
+     */
+    private int warmUp(long seed, PrintWriter out, PrintWriter err) {
+        BenchOptions w = options.forWarmup();
+        long start = System.nanoTime();
+        PrintWriter quiet = new PrintWriter(java.io.Writer.nullWriter());
+        int rc = new CacheBench(w, seed ^ 0x5BD1_E995L, CacheFactory.create(w.cacheSettings()),
+                quiet, err).execute();
+        out.printf("JIT warm-up: %d ops on a separate %s cache, %.1f s%n",
+                w.opsPerThread * w.threads, CFormat.bytesToHuman(w.cacheSize),
+                (System.nanoTime() - start) / 1e9);
+        return rc;
     }
 }

@@ -153,6 +153,42 @@ public final class BenchOptions {
             description = "Random seed; 0 = the process id. Default: ${DEFAULT-VALUE}.")
     long seed;
 
+    @Option(names = "-jit_warmup_ops", paramLabel = "<uint64>", order = 24,
+            defaultValue = "400000", converter = GFlags.UInt64.class,
+            description = "Clockwork only (cache_bench has no JIT): before the timed run, run this"
+                    + " many ops in all (split over the threads) of the same workload on a separate,"
+                    + " throwaway cache of the same type (at most 64 MiB), so that the timed run"
+                    + " measures compiled code, not the JIT. 0 = measure cold."
+                    + " Default: ${DEFAULT-VALUE}.")
+    long jitWarmupOps;
+
+    /** Largest throwaway cache used for the JIT warm-up. */
+    static final long WARMUP_CACHE_BYTES = 64L << 20;
+
+    /**
+     * The options of the JIT warm-up run: the same workload on a cache of at most
+     * {@link #WARMUP_CACHE_BYTES}, {@link #jitWarmupOps} ops split over the threads, quiet.
+     */
+    BenchOptions forWarmup() {
+        BenchOptions w = new BenchOptions();
+        for (var field : BenchOptions.class.getDeclaredFields()) {
+            if (!java.lang.reflect.Modifier.isStatic(field.getModifiers())) {
+                try {
+                    field.set(w, field.get(this));
+                } catch (IllegalAccessException e) {
+                    throw new AssertionError(e);
+                }
+            }
+        }
+        w.cacheSize = Math.min(cacheSize, WARMUP_CACHE_BYTES);
+        w.opsPerThread = Math.max(1, jitWarmupOps / threads);
+        w.histograms = false;
+        w.varyCapacityRatio = 0;
+        w.usleep = 0;
+        w.jitWarmupOps = 0;
+        return w;
+    }
+
     /**
      * Checks the flags together.
      *

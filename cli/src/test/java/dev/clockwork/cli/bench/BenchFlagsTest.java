@@ -44,6 +44,24 @@ class BenchFlagsTest {
     }
 
     @Test
+    void warmupRunsTheSameWorkloadOnASmallQuietCache() {
+        BenchOptions o = parse("-threads=4", "-value_bytes=64", "-lean", "-histograms=1",
+                "-jit_warmup_ops=1000", "-seed=7");
+        BenchOptions w = o.forWarmup();
+        assertEquals(BenchOptions.WARMUP_CACHE_BYTES, w.cacheSize);
+        assertEquals(250, w.opsPerThread);
+        assertEquals(4, w.threads);
+        assertEquals(64, w.valueBytes);
+        assertTrue(w.lean);
+        assertFalse(w.histograms);
+        assertEquals(0, w.jitWarmupOps);
+        assertEquals(o.lookupInsertPercent, w.lookupInsertPercent);
+        assertEquals(1L << 30, o.cacheSize, "the measured run's options are untouched");
+        assertEquals(400_000, parse().jitWarmupOps);
+        assertEquals(1 << 20, parse("-cache_size=1048576").forWarmup().cacheSize);
+    }
+
+    @Test
     void defaultsAreCacheBenchDefaults() {
         BenchOptions o = parse();
         assertEquals("fixed_hyper_clock_cache", o.cacheType); // cache_bench: hyper_clock_cache
