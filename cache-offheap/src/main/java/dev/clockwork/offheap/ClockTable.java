@@ -14,7 +14,6 @@ import static dev.clockwork.offheap.ClockMeta.refCount;
 import static dev.clockwork.offheap.ClockMeta.releaseCount;
 import static dev.clockwork.offheap.SlotLayout.SLOT_BYTES;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -98,10 +97,6 @@ abstract class ClockTable extends PaddedCounters {
     /** An undo or a release: only needs to order this thread's earlier reads before it. */
     final long getAndAddMetaRelease(long slot, long delta) {
         return (long) LONG.getAndAddRelease(slots, slot, delta);
-    }
-
-    final long metaAcquire(long slot) {
-        return (long) LONG.getAcquire(slots, slot);
     }
 
     final long metaOpaque(long slot) {
@@ -308,11 +303,6 @@ abstract class ClockTable extends PaddedCounters {
         return INSERT_STANDALONE;
     }
 
-    /** Charges a standalone entry made without a table insert (usage only). */
-    final void chargeStandalone(long charge) {
-        addUsage(charge);
-    }
-
     private boolean chargeUsageStrict(long charge, boolean needEvictForOccupancy) {
         long cap = capacity;
         if (charge > cap) {
@@ -441,9 +431,4 @@ abstract class ClockTable extends PaddedCounters {
      * slot empty. Usage and occupancy are the caller's to update.
      */
     abstract void removeOwned(long slot);
-
-    /** The shared arena whose closing makes every view of this table unusable. */
-    final Arena arena() {
-        return memory.arena();
-    }
 }
