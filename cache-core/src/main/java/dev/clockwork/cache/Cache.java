@@ -78,6 +78,12 @@ public interface Cache extends AutoCloseable {
     /** Copies a pinned entry's value into {@code dst} at {@code offset}; returns the byte count. */
     int copyValue(long handle, byte[] dst, int offset);
 
+    /**
+     * Copies a pinned entry's value into {@code dst} at {@code offset}; returns the byte count.
+     * Unlike {@link #value(long)} this never creates an object, whatever the JIT inlines.
+     */
+    long copyValue(long handle, MemorySegment dst, long offset);
+
     /** The charge a pinned entry counts against capacity (excluding metadata). */
     long charge(long handle);
 

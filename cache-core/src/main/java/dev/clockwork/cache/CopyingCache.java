@@ -158,8 +158,7 @@ public final class CopyingCache implements AutoCloseable {
                 throw new IllegalArgumentException("dst too small: value is " + size
                         + " bytes, dst has " + dst.byteSize());
             }
-            MemorySegment.copy(cache.value(handle), 0, dst, 0, size);
-            return size;
+            return cache.copyValue(handle, dst, 0);
         } finally {
             cache.release(handle);
         }

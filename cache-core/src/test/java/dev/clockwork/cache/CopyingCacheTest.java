@@ -269,6 +269,13 @@ class CopyingCacheTest {
         }
 
         @Override
+        public long copyValue(long handle, MemorySegment dst, long offset) {
+            byte[] v = pinnedValue(handle);
+            MemorySegment.copy(MemorySegment.ofArray(v), 0, dst, offset, v.length);
+            return v.length;
+        }
+
+        @Override
         public long charge(long handle) {
             return pinnedValue(handle).length;
         }

@@ -210,6 +210,22 @@ public abstract class HyperClockCache implements Cache {
         return length;
     }
 
+    @Override
+    public long copyValue(long handle, MemorySegment dst, long offset) {
+        checkOpen();
+        Args.requireNonNull("dst", dst);
+        MemorySegment seg = slotSegment(handle);
+        long slot = slotOffset(handle);
+        long address = seg.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot));
+        int length = seg.get(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot));
+        if (offset < 0 || offset > dst.byteSize() - length) {
+            throw new IllegalArgumentException("dst has room for " + (dst.byteSize() - offset)
+                    + " bytes at offset " + offset + ", value has " + length);
+        }
+        MemorySegment.copy(memory.all(), address, dst, offset, length);
+        return length;
+    }
+
     // ---------------------------------------------------------------- insert
 
     @Override

@@ -61,6 +61,13 @@ class FixedHyperClockCacheTest {
         assertEquals(100, cache.copyValue(h, copy, 20));
         assertEquals(value[99], copy[119]);
         assertTrue(cache.value(h).isReadOnly());
+        try (var arena = java.lang.foreign.Arena.ofConfined()) {
+            MemorySegment dst = arena.allocate(110);
+            assertEquals(100, cache.copyValue(h, dst, 10));
+            assertArrayEquals(value, dst.asSlice(10, 100).toArray(ValueLayout.JAVA_BYTE));
+            var e = assertThrows(IllegalArgumentException.class, () -> cache.copyValue(h, dst, 11));
+            assertTrue(e.getMessage().contains("dst"));
+        }
         assertFalse(cache.release(h));
         assertEquals(Cache.MISS, cache.lookup(2, 1));
         assertEquals(Cache.MISS, cache.lookup(1, 3));
