@@ -17,6 +17,7 @@ import static dev.clockwork.offheap.SlotLayout.SLOT_BYTES;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One shard of a HyperClock cache: the per-entry clock protocol (see {@link ClockMeta}) and the
@@ -68,6 +69,8 @@ abstract class ClockTable extends PaddedCounters {
     private volatile long capacity;
     private volatile boolean strict;
     private final int evictionEffortCap;
+    /** Charge of this shard's standalone entries (part of {@link #usage()}); kept by the cache. */
+    final AtomicLong standaloneUsage = new AtomicLong();
 
     ClockTable(long slotCount, int shardIndex, long capacity, boolean strict, int evictionEffortCap,
                boolean chargeMetadata, CacheMemory memory) {
@@ -378,6 +381,11 @@ abstract class ClockTable extends PaddedCounters {
         return strict;
     }
 
+    /** Usage charged for the table's slots themselves: all of them, or 0 if not charged. */
+    final long metadataCharge() {
+        return metadataChargePerSlot * slotCount;
+    }
+
     // ---------------------------------------------------------------- scans
 
     /** Bytes charged by referenced entries, counting each slot's metadata if charged. */
@@ -390,6 +398,56 @@ abstract class ClockTable extends PaddedCounters {
             }
         }
         return sum;
+    }
+
+    /** What {@link #scanOccupancy} found in one table; windows and runs do not wrap around. */
+    static final class OccupancyScan {
+        long occupied;
+        long minWindowOccupied;
+        long maxWindowOccupied;
+        long maxOccupiedRun;
+        long maxEmptyRun;
+    }
+
+    /**
+     * Reads every slot's meta word once (opaque) in index order and counts occupied (non-empty)
+     * slots, the least and most occupied of all {@code window} consecutive slots, and the longest
+     * runs of occupied and of empty slots. Racing writers make the result approximate.
+     *
+     * @param window at least 1 and at most {@link #slotCount}
+     */
+    final OccupancyScan scanOccupancy(int window) {
+        OccupancyScan scan = new OccupancyScan();
+        boolean[] recent = new boolean[window]; // the last window readings, as a ring
+        long inWindow = 0;
+        long minWindow = window;
+        long maxWindow = 0;
+        long run = 0; // > 0: occupied run length; < 0: empty run length
+        long index = 0;
+        for (long slot = 0; slot < tableBytes; slot += SLOT_BYTES, index++) {
+            boolean occupied = !ClockMeta.isEmpty(metaOpaque(slot));
+            int ring = (int) (index % window);
+            if (index >= window && recent[ring]) {
+                inWindow--;
+            }
+            recent[ring] = occupied;
+            if (occupied) {
+                inWindow++;
+                scan.occupied++;
+                run = run > 0 ? run + 1 : 1;
+                scan.maxOccupiedRun = Math.max(scan.maxOccupiedRun, run);
+            } else {
+                run = run < 0 ? run - 1 : -1;
+                scan.maxEmptyRun = Math.max(scan.maxEmptyRun, -run);
+            }
+            if (index + 1 >= window) {
+                minWindow = Math.min(minWindow, inWindow);
+                maxWindow = Math.max(maxWindow, inWindow);
+            }
+        }
+        scan.minWindowOccupied = minWindow;
+        scan.maxWindowOccupied = maxWindow;
+        return scan;
     }
 
     /**

@@ -40,6 +40,88 @@ public final class FixedHyperClockCache extends HyperClockCache {
         return sum;
     }
 
+    /**
+     * Advice on {@code estimatedEntryCharge} when the table size, not the capacity, is what bounds
+     * the cache, in the manner of RocksDB's {@code FixedHyperClockCache::ReportProblems}; null
+     * when there is nothing to say.
+     *
+     * <p>Only shards "at limit" are judged: those using at least 80% of their capacity for entries
+     * or holding at least 95% of their occupancy limit. Usage and capacity here leave out the
+     * charged table metadata and standalone entries. For each such shard the load factor it would
+     * reach if filled to capacity is extrapolated from its current occupancy and usage; the sum
+     * over them divided by the number of all shards is the predicted average.
+     * <ul>
+     *   <li>Above {@link FixedClockTable#LOAD_FACTOR}: the shards that would exceed
+     *       {@link FixedClockTable#STRICT_LOAD_FACTOR} lose capacity to full tables. If that loss
+     *       exceeds 1% of the whole capacity, the estimate is too high; the advice names the loss
+     *       and recommends the smallest average entry charge seen in a shard at limit. (RocksDB
+     *       reports losses between 1% and 10% only now and then; here always.)</li>
+     *   <li>Below half of the load factor, with every shard at limit also below it and the average
+     *       below half the load factor / sqrt 2: the estimate is too low (the table is mostly empty
+     *       slots); the advice recommends the same smallest average charge.</li>
+     * </ul>
+     * Reads the counters without stopping writers, so it is approximate under concurrent use.
+     */
+    public String entryChargeRecommendation() {
+        int shards = tables.length;
+        double sumLoadFactor = 0;
+        double maxLoadFactor = 0;
+        double lostPortion = 0;
+        int overCount = 0;
+        int atLimit = 0;
+        long recommendation = Long.MAX_VALUE;
+        for (ClockTable t : tables) {
+            FixedClockTable table = (FixedClockTable) t;
+            long metadata = table.metadataCharge();
+            long usage = table.usage() - table.standaloneUsage.get() - metadata;
+            long capacity = table.capacity() - metadata;
+            long occupancy = table.occupancy();
+            if (usage <= 0 || occupancy <= 0 || capacity <= 0) {
+                continue;
+            }
+            double usageRatio = (double) usage / capacity;
+            double occupancyRatio = (double) occupancy / table.occupancyLimit();
+            if (usageRatio < 0.8 && occupancyRatio < 0.95) {
+                continue; // neither full nor out of slots: says little about the estimate
+            }
+            // The occupancy at full capacity, as a load factor.
+            double loadFactor = occupancyRatio / usageRatio * FixedClockTable.STRICT_LOAD_FACTOR;
+            atLimit++;
+            sumLoadFactor += loadFactor;
+            maxLoadFactor = Math.max(maxLoadFactor, loadFactor);
+            if (loadFactor > FixedClockTable.STRICT_LOAD_FACTOR) {
+                overCount++;
+                lostPortion += (loadFactor - FixedClockTable.STRICT_LOAD_FACTOR) / loadFactor
+                        / shards;
+            }
+            recommendation = Math.min(recommendation, usage / occupancy);
+        }
+        if (atLimit == 0) {
+            return null;
+        }
+        double averageLoadFactor = sumLoadFactor / shards;
+        double lowLoadFactor = FixedClockTable.LOAD_FACTOR / 2;
+        if (averageLoadFactor > FixedClockTable.LOAD_FACTOR) {
+            if (lostPortion <= 0.01) {
+                return null;
+            }
+            return String.format(java.util.Locale.ROOT,
+                    "FixedHyperClockCache: about %.1f%% of the capacity cannot be used because"
+                            + " %d/%d shards have run out of slots (estimatedEntryCharge is too"
+                            + " high). Recommend estimatedEntryCharge=%d",
+                    lostPortion * 100.0, overCount, shards, recommendation);
+        }
+        if (averageLoadFactor < lowLoadFactor && maxLoadFactor < lowLoadFactor
+                && averageLoadFactor < lowLoadFactor / 1.414) {
+            return String.format(java.util.Locale.ROOT,
+                    "FixedHyperClockCache: the table is sparsely occupied at full capacity; a"
+                            + " larger estimatedEntryCharge (about %.1fx) should perform better."
+                            + " Recommend estimatedEntryCharge=%d",
+                    FixedClockTable.LOAD_FACTOR / 1.414 / averageLoadFactor, recommendation);
+        }
+        return null;
+    }
+
     /** Options of a {@link FixedHyperClockCache}; {@link #build()} validates them all. */
     public static final class Builder {
         private long capacity = -1;

@@ -14,7 +14,6 @@ import dev.clockwork.cache.hash.KeyHash;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.atomic.AtomicLong;
 import org.agrona.collections.LongHashSet;
 
 /**
@@ -45,7 +44,6 @@ public abstract class HyperClockCache implements Cache {
     private final Admission admission;
     final CacheMemory memory;
     private final StatsCounters stats;
-    private final AtomicLong standaloneUsage = new AtomicLong();
     private final LongHashSet standalone = new LongHashSet();
     private volatile boolean closed;
     private volatile long capacity;
@@ -338,7 +336,7 @@ public abstract class HyperClockCache implements Cache {
         all.set(ValueLayout.JAVA_INT, SlotLayout.flagsOffset(slot),
                 SlotLayout.FLAG_STANDALONE | shard);
         LONG.setRelease(all, SlotLayout.metaOffset(slot), ClockMeta.INVISIBLE_STATE | ACQUIRE_ONE);
-        standaloneUsage.addAndGet(charge);
+        tables[shard].standaloneUsage.addAndGet(charge);
         synchronized (standalone) {
             standalone.add(slot);
         }
@@ -378,7 +376,7 @@ public abstract class HyperClockCache implements Cache {
         int shard = all.get(ValueLayout.JAVA_INT, SlotLayout.flagsOffset(slot))
                 & SlotLayout.FLAG_SHARD_MASK;
         freeStandalone(all, slot);
-        standaloneUsage.addAndGet(-charge);
+        tables[shard].standaloneUsage.addAndGet(-charge);
         tables[shard].addUsage(-charge);
         return true;
     }
@@ -428,7 +426,7 @@ public abstract class HyperClockCache implements Cache {
     @Override
     public long pinnedUsage() {
         checkOpen();
-        long sum = standaloneUsage.get();
+        long sum = standaloneUsage();
         for (ClockTable table : tables) {
             sum += table.pinnedUsage();
         }
@@ -437,7 +435,11 @@ public abstract class HyperClockCache implements Cache {
 
     /** Bytes charged by standalone entries (included in {@link #usage()}). */
     public long standaloneUsage() {
-        return standaloneUsage.get();
+        long sum = 0;
+        for (ClockTable table : tables) {
+            sum += table.standaloneUsage.get();
+        }
+        return sum;
     }
 
     @Override
@@ -473,6 +475,40 @@ public abstract class HyperClockCache implements Cache {
 
     public int numShards() {
         return tables.length;
+    }
+
+    /**
+     * Scans every slot of every shard for RocksDB-style occupancy diagnostics (see
+     * {@link TableReport} for how windows and runs are aggregated over shards). Each slot's meta
+     * word is read once, without locking or stopping writers, so under concurrent use the result
+     * is an approximation, as RocksDB's is: a slot may be counted before or after a racing insert
+     * or eviction, and the totals need not match {@link #entryCount()}. Costs one pass over the
+     * tables (64 bytes per slot).
+     */
+    public TableReport tableReport() {
+        checkOpen();
+        long smallest = Long.MAX_VALUE;
+        for (ClockTable table : tables) {
+            smallest = Math.min(smallest, table.slotCount);
+        }
+        int window = (int) Math.min(TableReport.DEFAULT_WINDOW, smallest);
+        long slots = 0;
+        long occupied = 0;
+        long minWindow = window;
+        long maxWindow = 0;
+        long maxOccupiedRun = 0;
+        long maxEmptyRun = 0;
+        for (ClockTable table : tables) {
+            ClockTable.OccupancyScan scan = table.scanOccupancy(window);
+            slots += table.slotCount;
+            occupied += scan.occupied;
+            minWindow = Math.min(minWindow, scan.minWindowOccupied);
+            maxWindow = Math.max(maxWindow, scan.maxWindowOccupied);
+            maxOccupiedRun = Math.max(maxOccupiedRun, scan.maxOccupiedRun);
+            maxEmptyRun = Math.max(maxEmptyRun, scan.maxEmptyRun);
+        }
+        return new TableReport(slots, occupied, window, minWindow, maxWindow, maxOccupiedRun,
+                maxEmptyRun, stats.evictionEffortExceeded.sum());
     }
 
     @Override

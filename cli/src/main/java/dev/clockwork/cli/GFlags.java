@@ -54,7 +54,6 @@ public final class GFlags {
             Map.entry("gather_stats_sleep_ms", Ignored.ANY_VALUE),
             Map.entry("gather_stats_entries_per_lock", Ignored.ANY_VALUE),
             Map.entry("early_exit", Ignored.BOOL_FALSE),
-            Map.entry("report_problems", Ignored.BOOL_ANY),
             Map.entry("secondary_cache_uri", Ignored.EMPTY),
             Map.entry("use_jemalloc_no_dump_allocator", Ignored.BOOL_FALSE),
             Map.entry("jemalloc_no_dump_allocator_num_arenas", Ignored.ANY_VALUE),

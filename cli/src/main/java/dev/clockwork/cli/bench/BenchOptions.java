@@ -162,6 +162,13 @@ public final class BenchOptions {
                     + " Default: ${DEFAULT-VALUE}.")
     long jitWarmupOps;
 
+    @Option(names = "-report_problems", paramLabel = "<bool>", order = 25, arity = "0..1",
+            defaultValue = "true", fallbackValue = "true", converter = GFlags.Bool.class,
+            description = "At the end, print HyperClock table diagnostics to stderr (slot"
+                    + " occupancy, eviction effort exceeded, estimated entry charge advice), as"
+                    + " cache_bench's ReportProblems. Default: ${DEFAULT-VALUE}.")
+    boolean reportProblems;
+
     /** Largest throwaway cache used for the JIT warm-up. */
     static final long WARMUP_CACHE_BYTES = 64L << 20;
 
@@ -186,6 +193,7 @@ public final class BenchOptions {
         w.varyCapacityRatio = 0;
         w.usleep = 0;
         w.jitWarmupOps = 0;
+        w.reportProblems = false;
         return w;
     }
 

@@ -15,7 +15,10 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.cli.Main;
+import dev.clockwork.offheap.FixedHyperClockCache;
+import dev.clockwork.offheap.HyperClockCache;
 import dev.clockwork.offheap.NativeMemory;
+import dev.clockwork.offheap.TableReport;
 
 /**
  * The cache_bench workload against a Clockwork cache: optional population, then
@@ -408,6 +411,10 @@ final class CacheBench {
             out.print(combined.format());
         }
 
+        if (o.reportProblems && cache instanceof HyperClockCache hcc) {
+            reportProblems(hcc);
+        }
+
         // Clockwork additions
         out.println();
         OptionalLong rss = ProcessStats.peakRssBytes();
@@ -421,6 +428,25 @@ final class CacheBench {
         out.printf("Native memory after close: %d bytes%n", NativeMemory.outstandingBytes());
         out.flush();
         return 0;
+    }
+
+    /**
+     * cache_bench's {@code ReportProblems} at debug level: a blank line on stdout, then the
+     * table diagnostics on stderr.
+     */
+    private void reportProblems(HyperClockCache hcc) {
+        out.println();
+        out.flush();
+        TableReport table = hcc.tableReport();
+        err.println("Slot occupancy stats: " + table.occupancySummary());
+        err.println("Eviction effort exceeded: " + table.evictionEffortExceeded());
+        if (hcc instanceof FixedHyperClockCache fixed) {
+            String advice = fixed.entryChargeRecommendation();
+            if (advice != null) {
+                err.println(advice);
+            }
+        }
+        err.flush();
     }
 
     private void printEnv() {

@@ -238,6 +238,8 @@ class BenchFlagsTest {
         BenchOptions o = parse("-nogather_stats", "-report_problems=0", "-gather_stats_sleep_ms",
                 "500", "-degenerate_hash_bits", "0", "-lean");
         assertTrue(o.lean);
+        assertFalse(o.reportProblems);
+        assertTrue(parse().reportProblems);
         Object[] r = runMain("bench", "-gather_stats");
         assertNotEquals(0, r[0]);
         assertTrue(((String) r[2]).contains("-gather_stats"), (String) r[2]);
@@ -257,7 +259,7 @@ class BenchFlagsTest {
                     "-value_bytes_estimate", "-compressible_to_ratio", "-skew", "-populate_cache",
                     "-pinned_ratio", "-lookup_insert_percent", "-insert_percent",
                     "-blind_insert_percent", "-lookup_percent", "-erase_percent", "-lean",
-                    "-histograms", "-seed")) {
+                    "-histograms", "-seed", "-report_problems")) {
                 assertTrue(help.contains(flag), flag + " missing from help:\n" + help);
             }
             assertTrue(help.contains("Default: 82"), help);
