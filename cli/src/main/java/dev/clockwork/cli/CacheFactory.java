@@ -40,10 +40,17 @@ public final class CacheFactory {
      * @param numShardBits {@code -num_shard_bits}; -1 = automatic
      * @param strictCapacityLimit cache_bench always uses false
      * @param evictionEffortCap {@code -eviction_effort_cap} (HyperClock only)
+     * @param hashSeed seed of the key hash; cache_bench passes {@code seed & INT32_MAX} (see
+     *     {@link #hashSeedFor}), which makes a run's table layout reproducible from its seed
      */
     public record Settings(String cacheType, long capacity, long valueBytes,
                            long valueBytesEstimate, int numShardBits,
-                           boolean strictCapacityLimit, int evictionEffortCap) {
+                           boolean strictCapacityLimit, int evictionEffortCap, long hashSeed) {
+    }
+
+    /** cache_bench's {@code hash_seed = seed & INT32_MAX} for a run with the given seed. */
+    public static long hashSeedFor(long seed) {
+        return seed & 0x7FFF_FFFFL;
     }
 
     /** Returns null if {@code cacheType} can be built, else a one-line reason it cannot. */
@@ -83,10 +90,12 @@ public final class CacheFactory {
                     .numShardBits(s.numShardBits())
                     .strictCapacityLimit(s.strictCapacityLimit())
                     .evictionEffortCap(s.evictionEffortCap())
+                    .hashSeed(s.hashSeed())
                     .build();
             // HYPER_CLOCK / AUTO_HYPER_CLOCK: AutoHyperClockCache, with
-            //   minAvgEntryCharge(valueBytesEstimate) when valueBytesEstimate > 0 (as cache_bench).
-            // LRU: LRUCache(capacity, numShardBits, strict=false, highPriPoolRatio=0.5).
+            //   minAvgEntryCharge(valueBytesEstimate) when valueBytesEstimate > 0 (as cache_bench),
+            //   and hashSeed(s.hashSeed()).
+            // LRU (also with hashSeed): LRUCache(capacity, numShardBits, strict=false, highPriPoolRatio=0.5).
             default -> throw new IllegalArgumentException(checkType(s.cacheType()));
         };
     }

@@ -49,7 +49,6 @@ public final class GFlags {
 
     /** cache_bench flags without a Clockwork counterpart, and when they may still be passed. */
     private static final Map<String, Ignored> IGNORED_CACHE_BENCH_FLAGS = Map.ofEntries(
-            Map.entry("degenerate_hash_bits", Ignored.ZERO),
             Map.entry("gather_stats", Ignored.BOOL_FALSE),
             Map.entry("gather_stats_sleep_ms", Ignored.ANY_VALUE),
             Map.entry("gather_stats_entries_per_lock", Ignored.ANY_VALUE),

@@ -65,7 +65,7 @@ public final class BenchCommand implements Callable<Integer> {
                     return rc;
                 }
             }
-            cache = CacheFactory.create(options.cacheSettings());
+            cache = CacheFactory.create(options.cacheSettings(seed));
         } catch (IllegalArgumentException e) {
             err.println(spec.qualifiedName() + ": cannot create the cache: " + e.getMessage());
             return 1;
@@ -81,7 +81,8 @@ public final class BenchCommand implements Callable<Integer> {
         BenchOptions w = options.forWarmup();
         long start = System.nanoTime();
         PrintWriter quiet = new PrintWriter(java.io.Writer.nullWriter());
-        int rc = new CacheBench(w, seed ^ 0x5BD1_E995L, CacheFactory.create(w.cacheSettings()),
+        long warmupSeed = seed ^ 0x5BD1_E995L;
+        int rc = new CacheBench(w, warmupSeed, CacheFactory.create(w.cacheSettings(warmupSeed)),
                 quiet, err).execute();
         out.printf("JIT warm-up: %d ops on a separate %s cache, %.1f s%n",
                 w.opsPerThread * w.threads, CFormat.bytesToHuman(w.cacheSize),

@@ -169,6 +169,25 @@ public final class BenchOptions {
                     + " cache_bench's ReportProblems. Default: ${DEFAULT-VALUE}.")
     boolean reportProblems;
 
+    @Option(names = "-degenerate_hash_bits", paramLabel = "<int32>", order = 26,
+            defaultValue = "0", converter = GFlags.Int32.class,
+            description = "HyperClock stress: build every key so that the low N bits of its hashed"
+                    + " key's home-slot word are the same (the keys stay distinct; shard and probe"
+                    + " step still vary), so keys pile onto 1/2^N of the home slots and probe runs"
+                    + " grow long. 0..63; 0 = ordinary keys. Default: ${DEFAULT-VALUE}.")
+    int degenerateHashBits;
+
+    @Option(names = "-verify_values", paramLabel = "<bool>", order = 27, arity = "0..1",
+            defaultValue = "false", fallbackValue = "true", converter = GFlags.Bool.class,
+            description = "Clockwork only: stamp every value with its key (first 16 bytes) and a"
+                    + " checksum (last 8 bytes, for values of 32 bytes or more), check it on every"
+                    + " hit and when a pinned handle is released, report the failures and exit"
+                    + " with code 3 if there were any. Default: ${DEFAULT-VALUE}.")
+    boolean verifyValues;
+
+    /** Largest degenerate_hash_bits: a 64-bit word has 64 bits, and at least one must vary. */
+    static final int MAX_DEGENERATE_HASH_BITS = 63;
+
     /** Largest throwaway cache used for the JIT warm-up. */
     static final long WARMUP_CACHE_BYTES = 64L << 20;
 
@@ -247,6 +266,10 @@ public final class BenchOptions {
                     + " + -lookup_percent=" + lookupPercent
                     + " + -erase_percent=" + erasePercent + " = " + sum;
         }
+        if (degenerateHashBits < 0 || degenerateHashBits > MAX_DEGENERATE_HASH_BITS) {
+            return "-degenerate_hash_bits must be in [0, " + MAX_DEGENERATE_HASH_BITS + "], was "
+                    + degenerateHashBits;
+        }
         long perThread = PinnedFifo.pinCountForThread(totalPinCount(), (int) threads - 1,
                 (int) threads);
         if (perThread > MAX_PINNED_PER_THREAD) {
@@ -291,8 +314,13 @@ public final class BenchOptions {
         return lookupThreshold() + HUNDREDTH_UINT64 * erasePercent;
     }
 
-    CacheFactory.Settings cacheSettings() {
+    /**
+     * The cache for a run with the effective (uint32, non-zero) {@code seed}; its hash seed is
+     * {@link CacheFactory#hashSeedFor}{@code (seed)}, as in cache_bench, which is also what
+     * {@link KeyGen} inverts for {@code -degenerate_hash_bits}.
+     */
+    CacheFactory.Settings cacheSettings(long seed) {
         return new CacheFactory.Settings(cacheType, cacheSize, valueBytes, valueBytesEstimate,
-                numShardBits, false, evictionEffortCap);
+                numShardBits, false, evictionEffortCap, CacheFactory.hashSeedFor(seed));
     }
 }

@@ -1,6 +1,7 @@
 package dev.clockwork.cli.bench;
 
 import java.io.PrintWriter;
+import java.lang.foreign.MemorySegment;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -46,12 +47,20 @@ import dev.clockwork.offheap.TableReport;
  *   <li>With {@code -usleep}: sleep a random 0..usleep microseconds.</li>
  *   <li>Release the oldest handles until the FIFO holds at most this thread's pin count.</li>
  * </ol>
- * Only lookups count towards the hit ratio. Handles from inserts all use {@link Priority#LOW}
+ * Only lookups count towards the hit ratio.
+ *
+ * <p>With {@code -degenerate_hash_bits} the keys come from {@link KeyGen}'s degenerate
+ * construction, against the cache's hash seed {@code seed & INT32_MAX}. With
+ * {@code -verify_values} every value is stamped ({@link ValueStamp}); every hit checks its value
+ * (instead of hashing it, even with {@code -lean}) and every pinned handle is checked again just
+ * before it is released; failures are counted per thread, reported, and make the exit code 3. Handles from inserts all use {@link Priority#LOW}
  * (cache_bench's default priority).
  */
 final class CacheBench {
     private static final double UINT64_MAX_AS_DOUBLE = 0x1.0p64; // (double) UINT64_MAX
     private static final int POPULATE_PATIENCE = 100;
+    /** Exit code when {@code -verify_values} found a bad value. */
+    static final int EXIT_VERIFY_FAILED = 3;
 
     private final BenchOptions o;
     private final long seed;
@@ -60,6 +69,9 @@ final class CacheBench {
     private final PrintWriter err;
     private final long maxKey;
     private final int valueBytes;
+    private final long hashSeed;
+    private final boolean verify;
+    private long populateVerifyFailures;
 
     private long startNanos; // written by the barrier action, read after joining the threads
 
@@ -74,6 +86,8 @@ final class CacheBench {
         this.err = err;
         this.maxKey = options.maxKey();
         this.valueBytes = (int) options.valueBytes;
+        this.hashSeed = CacheFactory.hashSeedFor(seed);
+        this.verify = options.verifyValues;
     }
 
     /** Populates (if asked), runs and reports; closes the cache. Returns the exit code. */
@@ -99,11 +113,12 @@ final class CacheBench {
      */
     int populateCache() {
         Random64 rnd = new Random64(seed);
-        KeyGen gen = new KeyGen();
+        KeyGen gen = new KeyGen(o.degenerateHashBits, hashSeed);
         long maxOccupancy = 0;
         long insertsSinceMaxOccupancyIncrease = 0;
         long keysSinceLastNotFound = 0;
-        try (ValueGen values = new ValueGen(valueBytes, o.compressibleToRatio)) {
+        try (ValueGen values = new ValueGen(valueBytes, o.compressibleToRatio, verify)) {
+            MemorySegment scratch = values.scratch();
             while (insertsSinceMaxOccupancyIncrease < POPULATE_PATIENCE
                     && keysSinceLastNotFound < POPULATE_PATIENCE) {
                 gen.encode(KeyGen.randomKey(rnd, maxKey, o.skew));
@@ -111,17 +126,24 @@ final class CacheBench {
                 long k1 = gen.key1();
                 long handle = cache.lookup(k0, k1);
                 if (handle != Cache.MISS) {
+                    if (verify && !ValueStamp.check(cache, handle, k0, k1, scratch)) {
+                        populateVerifyFailures++;
+                    }
                     cache.release(handle);
                     keysSinceLastNotFound++;
                     continue;
                 }
                 keysSinceLastNotFound = 0;
-                boolean accepted = cache.insert(k0, k1, values.next(rnd), valueBytes, Priority.LOW);
+                boolean accepted = cache.insert(k0, k1, values.next(rnd, k0, k1), valueBytes,
+                        Priority.LOW);
                 handle = cache.lookup(k0, k1);
                 if (handle == Cache.MISS) {
                     err.println("Failed to lookup key just inserted."
                             + (accepted ? "" : " (the insert was refused)"));
                     return 42;
+                }
+                if (verify && !ValueStamp.check(cache, handle, k0, k1, scratch)) {
+                    populateVerifyFailures++;
                 }
                 cache.release(handle);
                 long occupancy = cache.entryCount();
@@ -150,6 +172,7 @@ final class CacheBench {
         long misses;
         long pinnedAtEnd;
         long refusedInserts;
+        long verifyFailures;
         long result;
         long durationNanos;
         Throwable failure;
@@ -159,8 +182,8 @@ final class CacheBench {
             this.pinCount = pinCount;
             this.rnd = new Random64((seed + 1 + tid) & 0xFFFF_FFFFL); // uint32 arithmetic
             this.latency = o.histograms ? new LatencyStats() : null;
-            this.values = new ValueGen((int) o.valueBytes, o.compressibleToRatio);
-            this.pinned = new PinnedFifo(pinCount);
+            this.values = new ValueGen((int) o.valueBytes, o.compressibleToRatio, o.verifyValues);
+            this.pinned = new PinnedFifo(pinCount, o.verifyValues);
         }
     }
 
@@ -251,7 +274,9 @@ final class CacheBench {
         final Random64 rnd = w.rnd;
         final ValueGen values = w.values;
         final PinnedFifo pinned = w.pinned;
-        final KeyGen gen = new KeyGen();
+        final KeyGen gen = new KeyGen(o.degenerateHashBits, hashSeed);
+        final boolean verify = this.verify;
+        final MemorySegment scratch = values.scratch();
         final int pinCount = w.pinCount;
         final LatencyStats latency = w.latency;
         final boolean histograms = latency != null;
@@ -272,6 +297,7 @@ final class CacheBench {
         long hits = 0;
         long misses = 0;
         long refused = 0;
+        long failures = 0;
         long stepsToNextCapacityChange = 0;
         final long startTime = System.nanoTime();
 
@@ -298,39 +324,47 @@ final class CacheBench {
                 long handle = cache.lookup(k0, k1);
                 if (handle != Cache.MISS) {
                     hits++;
-                    if (!lean) {
+                    if (verify) {
+                        if (!ValueStamp.check(cache, handle, k0, k1, scratch)) {
+                            failures++;
+                        }
+                    } else if (!lean) {
                         result += ValueHash.hash(cache.value(handle));
                     }
-                    pinned.push(handle);
+                    pinned.push(handle, k0, k1);
                 } else {
                     misses++;
-                    long inserted = cache.insertPinned(k0, k1, values.next(rnd), charge,
+                    long inserted = cache.insertPinned(k0, k1, values.next(rnd, k0, k1), charge,
                             Priority.LOW);
                     if (inserted != Cache.MISS) {
-                        pinned.push(inserted);
+                        pinned.push(inserted, k0, k1);
                     } else {
                         refused++;
                     }
                 }
             } else if (Long.compareUnsigned(op, insertThreshold) < 0) {
-                long inserted = cache.insertPinned(k0, k1, values.next(rnd), charge, Priority.LOW);
+                long inserted = cache.insertPinned(k0, k1, values.next(rnd, k0, k1), charge, Priority.LOW);
                 if (inserted != Cache.MISS) {
-                    pinned.push(inserted);
+                    pinned.push(inserted, k0, k1);
                 } else {
                     refused++;
                 }
             } else if (Long.compareUnsigned(op, blindInsertThreshold) < 0) {
-                if (!cache.insert(k0, k1, values.next(rnd), charge, Priority.LOW)) {
+                if (!cache.insert(k0, k1, values.next(rnd, k0, k1), charge, Priority.LOW)) {
                     refused++;
                 }
             } else if (Long.compareUnsigned(op, lookupThreshold) < 0) {
                 long handle = cache.lookup(k0, k1);
                 if (handle != Cache.MISS) {
                     hits++;
-                    if (!lean) {
+                    if (verify) {
+                        if (!ValueStamp.check(cache, handle, k0, k1, scratch)) {
+                            failures++;
+                        }
+                    } else if (!lean) {
                         result += ValueHash.hash(cache.value(handle));
                     }
-                    pinned.push(handle);
+                    pinned.push(handle, k0, k1);
                 } else {
                     misses++;
                 }
@@ -349,7 +383,7 @@ final class CacheBench {
                 }
             }
             while (pinned.size() > pinCount) {
-                cache.release(pinned.pop());
+                failures += releaseOldest(cache, pinned, verify, scratch);
             }
         }
 
@@ -358,10 +392,26 @@ final class CacheBench {
         w.refusedInserts = refused;
         w.pinnedAtEnd = pinned.size();
         while (pinned.size() > 0) {
-            cache.release(pinned.pop());
+            failures += releaseOldest(cache, pinned, verify, scratch);
         }
+        w.verifyFailures = failures;
         w.result = result; // published to the main thread, so the hashing cannot be dropped
         w.durationNanos = System.nanoTime() - startTime;
+    }
+
+    /**
+     * Releases the oldest pinned handle; with {@code verify}, first checks its value against the
+     * key it was pinned under. Returns the number of failed checks (0 or 1).
+     */
+    private static int releaseOldest(Cache cache, PinnedFifo pinned, boolean verify,
+                                     MemorySegment scratch) {
+        int failed = 0;
+        if (verify && !ValueStamp.check(cache, pinned.peek(), pinned.headKey0(),
+                pinned.headKey1(), scratch)) {
+            failed = 1;
+        }
+        cache.release(pinned.pop());
+        return failed;
     }
 
     private int report(Worker[] workers, long elapsedNanos) {
@@ -377,12 +427,14 @@ final class CacheBench {
         long lookups = 0;
         long pinnedCount = 0;
         long refused = 0;
+        long verifyFailures = populateVerifyFailures;
         for (Worker w : workers) {
             threadSecs += w.durationNanos * 1e-9;
             hits += w.hits;
             lookups += w.hits + w.misses;
             pinnedCount += w.pinnedAtEnd;
             refused += w.refusedInserts;
+            verifyFailures += w.verifyFailures;
             if (w.result == 1) {
                 out.println("You are extremely unlucky(2). Try again.");
                 return 1;
@@ -400,6 +452,9 @@ final class CacheBench {
         out.printf("Final pinned count: %d%n", pinnedCount);
         if (refused > 0) {
             out.printf("Refused inserts: %d%n", refused);
+        }
+        if (verify) {
+            out.printf("Value verification failures: %d%n", verifyFailures);
         }
 
         if (o.histograms) {
@@ -427,6 +482,12 @@ final class CacheBench {
         cache.close();
         out.printf("Native memory after close: %d bytes%n", NativeMemory.outstandingBytes());
         out.flush();
+        if (verifyFailures > 0) {
+            err.printf("clockwork bench: %d values failed verification (wrong key, size or"
+                    + " checksum)%n", verifyFailures);
+            err.flush();
+            return EXIT_VERIFY_FAILED;
+        }
         return 0;
     }
 
@@ -475,6 +536,12 @@ final class CacheBench {
         out.printf("Value bytes         : %d%n", o.valueBytes);
         out.printf("Pinned ratio        : %s%n", CFormat.g(o.pinnedRatio));
         out.printf("Lean                : %d%n", o.lean ? 1 : 0);
+        if (o.degenerateHashBits != 0) {
+            out.printf("Degenerate hash bits: %d%n", o.degenerateHashBits);
+        }
+        if (verify) {
+            out.printf("Verify values       : 1%n");
+        }
         out.println(line);
     }
 

@@ -4,6 +4,8 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
+import dev.clockwork.cache.hash.KeyHash;
+
 /**
  * cache_bench's {@code KeyGen}: draws a skewed key number and turns it into a 16-byte cache key.
  * One instance per thread (it reuses a scratch buffer).
@@ -18,16 +20,44 @@ import java.nio.ByteOrder;
  * starting at offset {@code key % 8}, to vary key contents and alignment. Clockwork keys are two
  * longs, so {@link #key0()} and {@link #key1()} are exactly those 16 bytes read as two
  * little-endian longs: the same key bytes RocksDB hashes.
+ *
+ * <p>Degenerate keys ({@code -degenerate_hash_bits=N}, N in 1..63), as cache_bench builds them:
+ * the key number is mixed into a 64-bit {@code keyHash}; the wanted hashed key is
+ * {@code h0 = keyHash} (so shard and probe step vary as usual) and
+ * {@code h1 = 0x9e3779b97f4a7c13 ^ (keyHash << N)}, whose low N bits, the low bits of the home
+ * slot, are the same for every key; the cache key is that hashed key run backwards through
+ * {@link KeyHash} with the cache's hash seed. Distinct key numbers still give distinct keys, but
+ * all their home slots fall in one 2^N-th of each table, so probe runs grow long. The cache must
+ * be built with the same hash seed, else the keys are merely random.
  */
 final class KeyGen {
     private static final VarHandle LONG_LE =
             MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
+    /** The constant part of a degenerate key's {@code h1} (cache_bench's). */
+    static final long DEGENERATE_H1_BASE = 0x9e3779b97f4a7c13L;
+
     private final byte[] data = new byte[27];
+    private final int degenerateHashBits;
+    private final long hashSeed;
     private long key0;
     private long key1;
 
+    /** Ordinary cache_bench keys. */
     KeyGen() {
+        this(0, 0);
+    }
+
+    /**
+     * @param degenerateHashBits 0 for ordinary keys, else 1..63 hashed-key bits to fix
+     * @param hashSeed the cache's hash seed (used only for degenerate keys)
+     */
+    KeyGen(int degenerateHashBits, long hashSeed) {
+        if (degenerateHashBits < 0 || degenerateHashBits > 63) {
+            throw new IllegalArgumentException("degenerateHashBits " + degenerateHashBits);
+        }
+        this.degenerateHashBits = degenerateHashBits;
+        this.hashSeed = hashSeed;
         data[0] = 42;
         data[9] = 11;
         data[18] = 4;
@@ -47,6 +77,10 @@ final class KeyGen {
 
     /** Sets {@link #key0()} and {@link #key1()} to the cache key for key number {@code key}. */
     void encode(long key) {
+        if (degenerateHashBits != 0) {
+            encodeDegenerate(key);
+            return;
+        }
         byte[] d = data;
         LONG_LE.set(d, 1, key);
         LONG_LE.set(d, 10, key);
@@ -54,6 +88,35 @@ final class KeyGen {
         int off = (int) (key & 7);
         key0 = (long) LONG_LE.get(d, off);
         key1 = (long) LONG_LE.get(d, off + 8);
+    }
+
+    private void encodeDegenerate(long key) {
+        long h0 = mixKeyNumber(key);
+        long h1 = degenerateH1(h0, degenerateHashBits);
+        long k1 = KeyHash.unhash1(h0, h1);
+        key0 = KeyHash.unhash0FromKey1(h0, k1, hashSeed);
+        key1 = k1;
+    }
+
+    /**
+     * The wanted second hashed-key word for {@code keyHash}: its low {@code bits} bits are those
+     * of {@link #DEGENERATE_H1_BASE}, the rest vary with {@code keyHash}.
+     */
+    static long degenerateH1(long keyHash, int bits) {
+        return DEGENERATE_H1_BASE ^ (keyHash << bits);
+    }
+
+    /**
+     * A bijective 64-bit mix of a key number (in the role of cache_bench's {@code Hash64} of the
+     * key), so that distinct key numbers give distinct degenerate keys.
+     */
+    static long mixKeyNumber(long key) {
+        long z = (key ^ 0x2545F4914F6CDD1DL) * 0x9E3779B97F4A7C15L; // key 0 does not map to 0
+        z ^= z >>> 29;
+        z *= 0xBF58476D1CE4E5B9L;
+        z ^= z >>> 32;
+        z *= 0x94D049BB133111EBL;
+        return z ^ (z >>> 29);
     }
 
     /** Bytes 0..7 of the last encoded key, little-endian. */

@@ -11,13 +11,25 @@ package dev.clockwork.cli.bench;
  */
 final class PinnedFifo {
     private final long[] ring;
+    private final long[] keys0; // with keys only: the key each handle was pinned under
+    private final long[] keys1;
     private int head;
     private int tail;
     private int size;
 
     /** A FIFO for a thread that keeps {@code pinCount} handles (plus the one an op may add). */
     PinnedFifo(int pinCount) {
+        this(pinCount, false);
+    }
+
+    /**
+     * @param withKeys also remember each handle's key ({@link #push(long, long, long)},
+     *     {@link #headKey0()}, {@link #headKey1()}), for checking values on release
+     */
+    PinnedFifo(int pinCount, boolean withKeys) {
         ring = new long[pinCount + 1];
+        keys0 = withKeys ? new long[pinCount + 1] : null;
+        keys1 = withKeys ? new long[pinCount + 1] : null;
     }
 
     /**
@@ -43,6 +55,30 @@ final class PinnedFifo {
             tail = 0;
         }
         size++;
+    }
+
+    /** {@link #push(long)}, remembering the key too when this FIFO was made with keys. */
+    void push(long handle, long key0, long key1) {
+        if (keys0 != null) {
+            keys0[tail] = key0;
+            keys1[tail] = key1;
+        }
+        push(handle);
+    }
+
+    /** The key of the handle {@link #pop()} returns next (only for a FIFO made with keys). */
+    long headKey0() {
+        return keys0[head];
+    }
+
+    /** See {@link #headKey0()}. */
+    long headKey1() {
+        return keys1[head];
+    }
+
+    /** The handle {@link #pop()} returns next, left in place. */
+    long peek() {
+        return ring[head];
     }
 
     long pop() {

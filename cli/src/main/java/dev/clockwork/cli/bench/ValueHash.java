@@ -20,7 +20,11 @@ final class ValueHash {
     private static final long K = 0x9E3779B97F4A7C15L;
 
     static long hash(MemorySegment v) {
-        long size = v.byteSize();
+        return hash(v, 0, v.byteSize());
+    }
+
+    /** The hash of bytes {@code [offset, offset + size)} of {@code v}, without slicing it. */
+    static long hash(MemorySegment v, long offset, long size) {
         int n = (int) Math.min(size, Integer.MAX_VALUE);
         long h0 = 0x243F6A8885A308D3L;
         long h1 = 0x13198A2E03707344L;
@@ -28,16 +32,16 @@ final class ValueHash {
         long h3 = 0x082EFA98EC4E6C89L;
         int i = 0;
         for (; i <= n - 32; i += 32) {
-            h0 = (h0 ^ v.get(LONG_LE, i)) * K;
-            h1 = (h1 ^ v.get(LONG_LE, i + 8)) * K;
-            h2 = (h2 ^ v.get(LONG_LE, i + 16)) * K;
-            h3 = (h3 ^ v.get(LONG_LE, i + 24)) * K;
+            h0 = (h0 ^ v.get(LONG_LE, offset + i)) * K;
+            h1 = (h1 ^ v.get(LONG_LE, offset + i + 8)) * K;
+            h2 = (h2 ^ v.get(LONG_LE, offset + i + 16)) * K;
+            h3 = (h3 ^ v.get(LONG_LE, offset + i + 24)) * K;
         }
         for (; i <= n - 8; i += 8) {
-            h0 = (h0 ^ v.get(LONG_LE, i)) * K;
+            h0 = (h0 ^ v.get(LONG_LE, offset + i)) * K;
         }
         for (; i < n; i++) {
-            h1 = (h1 ^ (v.get(ValueLayout.JAVA_BYTE, i) & 0xFFL)) * K;
+            h1 = (h1 ^ (v.get(ValueLayout.JAVA_BYTE, offset + i) & 0xFFL)) * K;
         }
         long h = h0 ^ Long.rotateLeft(h1, 16) ^ Long.rotateLeft(h2, 32) ^ Long.rotateLeft(h3, 48)
                 ^ size;

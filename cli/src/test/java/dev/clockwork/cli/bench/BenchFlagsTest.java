@@ -233,19 +233,61 @@ class BenchFlagsTest {
 
     @Test
     void cacheBenchOnlyFlagsAreIgnoredWhenNeutralAndRejectedOtherwise() {
-        assertEquals(2, parse("-gather_stats=false", "-report_problems", "-degenerate_hash_bits=0",
-                "-threads=2").threads);
+        assertEquals(2, parse("-gather_stats=false", "-report_problems", "-threads=2").threads);
         BenchOptions o = parse("-nogather_stats", "-report_problems=0", "-gather_stats_sleep_ms",
-                "500", "-degenerate_hash_bits", "0", "-lean");
+                "500", "-lean");
         assertTrue(o.lean);
         assertFalse(o.reportProblems);
         assertTrue(parse().reportProblems);
         Object[] r = runMain("bench", "-gather_stats");
         assertNotEquals(0, r[0]);
         assertTrue(((String) r[2]).contains("-gather_stats"), (String) r[2]);
-        r = runMain("bench", "-degenerate_hash_bits=3");
+        r = runMain("bench", "-stress_cache_instances=3");
         assertNotEquals(0, r[0]);
-        assertTrue(((String) r[2]).contains("-degenerate_hash_bits=3"), (String) r[2]);
+        assertTrue(((String) r[2]).contains("-stress_cache_instances=3"), (String) r[2]);
+    }
+
+    @Test
+    void degenerateHashBitsIsParsedAndValidated() {
+        assertEquals(0, parse().degenerateHashBits);
+        assertEquals(0, parse("-degenerate_hash_bits=0").degenerateHashBits);
+        assertEquals(6, parse("-degenerate_hash_bits=6").degenerateHashBits);
+        assertEquals(3, parse("-degenerate_hash_bits", "3").degenerateHashBits);
+        assertEquals(63, parse("--degenerate_hash_bits=0x3f").degenerateHashBits);
+        for (String bad : List.of("-1", "64", "1000")) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> parse("-degenerate_hash_bits=" + bad));
+            assertTrue(e.getMessage().contains("-degenerate_hash_bits"), e.getMessage());
+            assertTrue(e.getMessage().contains("[0, 63]"), e.getMessage());
+            Object[] r = runMain("bench", "-degenerate_hash_bits=" + bad);
+            assertEquals(2, r[0], bad);
+            assertTrue(((String) r[2]).contains("-degenerate_hash_bits"), (String) r[2]);
+        }
+        Object[] r = runMain("bench", "-degenerate_hash_bits=x");
+        assertEquals(2, r[0]);
+        assertTrue(((String) r[2]).contains("-degenerate_hash_bits"), (String) r[2]);
+        // the warm-up runs the same keys
+        assertEquals(5, parse("-degenerate_hash_bits=5").forWarmup().degenerateHashBits);
+    }
+
+    @Test
+    void verifyValuesIsABooleanDefaultingToFalse() {
+        assertFalse(parse().verifyValues);
+        assertTrue(parse("-verify_values").verifyValues);
+        assertTrue(parse("--verify_values=yes").verifyValues);
+        assertFalse(parse("-verify_values=0").verifyValues);
+        assertFalse(parse("-verify_values", "-noverify_values").verifyValues);
+        assertTrue(parse("-verify_values").forWarmup().verifyValues);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> parse("-verify_values=2"));
+        assertTrue(e.getMessage().contains("-verify_values"), e.getMessage());
+    }
+
+    @Test
+    void cacheHashSeedIsTheSeedMaskedToInt32Max() {
+        assertEquals(7, parse("-seed=7").cacheSettings(7).hashSeed());
+        assertEquals(0x7FFF_FFFFL, parse().cacheSettings(0xFFFF_FFFFL).hashSeed());
+        assertEquals(0x1234_5678L, parse().cacheSettings(0x9234_5678L).hashSeed());
     }
 
     @Test
@@ -259,7 +301,8 @@ class BenchFlagsTest {
                     "-value_bytes_estimate", "-compressible_to_ratio", "-skew", "-populate_cache",
                     "-pinned_ratio", "-lookup_insert_percent", "-insert_percent",
                     "-blind_insert_percent", "-lookup_percent", "-erase_percent", "-lean",
-                    "-histograms", "-seed", "-report_problems")) {
+                    "-histograms", "-seed", "-report_problems", "-degenerate_hash_bits",
+                    "-verify_values")) {
                 assertTrue(help.contains(flag), flag + " missing from help:\n" + help);
             }
             assertTrue(help.contains("Default: 82"), help);

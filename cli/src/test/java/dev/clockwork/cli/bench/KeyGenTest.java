@@ -3,6 +3,13 @@ package dev.clockwork.cli.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.HashSet;
+import java.util.Set;
+
+import dev.clockwork.cache.hash.KeyHash;
 import org.junit.jupiter.api.Test;
 
 class KeyGenTest {
@@ -113,5 +120,80 @@ class KeyGenTest {
     @Test
     void zeroMaxKeyGivesKeyZero() {
         assertEquals(0, KeyGen.randomKey(new Random64(1), 0, 5));
+    }
+
+    @Test
+    void degenerateKeysHashToTheWantedHashedKey() {
+        for (int bits : new int[] {1, 6, 17, 63}) {
+            for (long hashSeed : new long[] {0, 1, 12345, 0x7FFF_FFFFL}) {
+                KeyGen gen = new KeyGen(bits, hashSeed);
+                long lowMask = (1L << bits) - 1;
+                long fixedLow = KeyGen.DEGENERATE_H1_BASE & lowMask;
+                Set<String> keys = new HashSet<>();
+                Set<Long> h0s = new HashSet<>();
+                Set<Long> shards = new HashSet<>();
+                for (long k = 0; k < 5000; k++) {
+                    long keyNumber = k * 0x1_0001L + (k & 3); // some spread, some neighbours
+                    gen.encode(keyNumber);
+                    long key0 = gen.key0();
+                    long key1 = gen.key1();
+                    long wantH0 = KeyGen.mixKeyNumber(keyNumber);
+                    long wantH1 = KeyGen.DEGENERATE_H1_BASE ^ (wantH0 << bits);
+                    assertEquals(wantH1, KeyGen.degenerateH1(wantH0, bits));
+                    // the cache hashes the constructed key back to exactly the wanted pair
+                    long h0 = KeyHash.hash0(key0, key1, hashSeed);
+                    long h1 = KeyHash.hash1FromHash0(h0, key1);
+                    assertEquals(wantH0, h0);
+                    assertEquals(wantH1, h1);
+                    assertEquals(h1, KeyHash.hash1(key0, key1, hashSeed));
+                    // the low bits (home slot) are the same for every key
+                    assertEquals(fixedLow, h1 & lowMask, "bits " + bits + " key " + keyNumber);
+                    assertTrue(keys.add(key0 + ":" + key1), "duplicate key for " + keyNumber);
+                    h0s.add(h0);
+                    shards.add(h0 >>> 32 & 63);
+                }
+                assertEquals(5000, h0s.size());
+                assertEquals(64, shards.size(), "the shard still varies");
+            }
+        }
+    }
+
+    @Test
+    void degenerateKeysDependOnTheHashSeedAndAreStable() {
+        KeyGen a = new KeyGen(6, 1);
+        KeyGen b = new KeyGen(6, 2);
+        KeyGen again = new KeyGen(6, 1);
+        a.encode(42);
+        b.encode(42);
+        again.encode(42);
+        assertNotEquals(a.key0(), b.key0(), "key0 absorbs the seed");
+        assertEquals(a.key1(), b.key1(), "key1 does not depend on the seed");
+        assertEquals(a.key0(), again.key0());
+        assertEquals(a.key1(), again.key1());
+        // the seed is only xored into key0 after inverting
+        assertEquals(a.key0() ^ 1 ^ 2, b.key0());
+    }
+
+    @Test
+    void zeroDegenerateBitsGiveOrdinaryKeys() {
+        KeyGen plain = new KeyGen();
+        KeyGen zero = new KeyGen(0, 99);
+        for (long k = 0; k < 1000; k++) {
+            plain.encode(k);
+            zero.encode(k);
+            assertEquals(plain.key0(), zero.key0());
+            assertEquals(plain.key1(), zero.key1());
+        }
+        assertThrows(IllegalArgumentException.class, () -> new KeyGen(64, 0));
+        assertThrows(IllegalArgumentException.class, () -> new KeyGen(-1, 0));
+    }
+
+    @Test
+    void mixKeyNumberIsInjectiveOnASample() {
+        Set<Long> seen = new HashSet<>();
+        for (long k = 0; k < 200_000; k++) {
+            assertTrue(seen.add(KeyGen.mixKeyNumber(k)));
+        }
+        assertNotEquals(0, KeyGen.mixKeyNumber(0));
     }
 }

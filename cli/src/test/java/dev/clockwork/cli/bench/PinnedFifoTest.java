@@ -69,4 +69,24 @@ class PinnedFifoTest {
         fifo.push(6);
         assertEquals(6, fifo.pop());
     }
+
+    @Test
+    void remembersKeysWhenAsked() {
+        PinnedFifo f = new PinnedFifo(2, true);
+        for (long round = 0; round < 5; round++) { // wraps around the ring
+            f.push(10 + round, 20 + round, 30 + round);
+            f.push(11 + round, 21 + round, 31 + round);
+            assertEquals(10 + round, f.peek());
+            assertEquals(20 + round, f.headKey0());
+            assertEquals(30 + round, f.headKey1());
+            assertEquals(10 + round, f.pop());
+            assertEquals(21 + round, f.headKey0());
+            assertEquals(31 + round, f.headKey1());
+            assertEquals(11 + round, f.pop());
+            assertEquals(0, f.size());
+        }
+        PinnedFifo plain = new PinnedFifo(1);
+        plain.push(5, 6, 7); // keys are dropped
+        assertEquals(5, plain.pop());
+    }
 }

@@ -1,7 +1,10 @@
 package dev.clockwork.cli.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -10,6 +13,9 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import dev.clockwork.cache.Cache;
+import dev.clockwork.cache.Priority;
+import dev.clockwork.offheap.FixedHyperClockCache;
 import org.junit.jupiter.api.Test;
 
 class ValueAndFormatTest {
@@ -84,6 +90,85 @@ class ValueAndFormatTest {
                     s.set(ValueLayout.JAVA_BYTE, i, (byte) 0);
                 }
             }
+        }
+    }
+
+    @Test
+    void hashOfARangeIsHashOfTheSlice() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment s = arena.allocate(300);
+            for (int i = 0; i < 300; i++) {
+                s.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + 7));
+            }
+            for (int[] r : new int[][] {{0, 300}, {0, 0}, {5, 100}, {16, 276}, {299, 1}}) {
+                assertEquals(ValueHash.hash(s.asSlice(r[0], r[1])), ValueHash.hash(s, r[0], r[1]));
+            }
+        }
+    }
+
+    @Test
+    void stampedValuesKeepCacheBenchBytesAndCheck() {
+        long key0 = 0x0102030405060708L;
+        long key1 = 0x1112131415161718L;
+        for (int size : new int[] {1, 7, 8, 15, 16, 17, 31, 32, 33, 100, 8192}) {
+            try (ValueGen plain = new ValueGen(size, 0.5);
+                 ValueGen reference = new ValueGen(size, 0.5);
+                 ValueGen stamping = new ValueGen(size, 0.5, true)) {
+                assertNull(plain.scratch());
+                assertEquals(size, stamping.scratch().byteSize());
+                Random64 r1 = new Random64(5);
+                Random64 r2 = new Random64(5);
+                MemorySegment p = plain.next(r1, key0, key1); // not stamping: cache_bench bytes
+                MemorySegment same = reference.next(new Random64(5));
+                assertEquals(-1, p.mismatch(same), "size " + size);
+                MemorySegment v = stamping.next(r2, key0, key1);
+                assertEquals(r1.next(), r2.next(), "same random numbers consumed");
+                int keyEnd = Math.min(size, 16);
+                int sumStart = size >= ValueStamp.MIN_CHECKSUM_BYTES ? size - 8 : size;
+                for (int i = 0; i < size; i++) {
+                    byte b = v.get(ValueLayout.JAVA_BYTE, i);
+                    if (i < keyEnd) {
+                        long word = i < 8 ? key0 : key1;
+                        assertEquals((byte) (word >>> (8 * (i & 7))), b, "key byte " + i);
+                    } else if (i < sumStart) {
+                        assertEquals(p.get(ValueLayout.JAVA_BYTE, i), b, "content byte " + i);
+                    }
+                }
+                assertTrue(ValueStamp.check(v, key0, key1), "size " + size);
+                assertEquals(size <= 8, ValueStamp.check(v, key0, key1 ^ 1),
+                        "wrong key1 (stamped from size 9 on), size " + size);
+                assertFalse(ValueStamp.check(v, key0 ^ 1, key1), "wrong key0, size " + size);
+                // any changed byte that the stamp covers is caught
+                for (int i = 0; i < size; i += Math.max(1, size / 23)) {
+                    boolean covered = i < keyEnd || size >= ValueStamp.MIN_CHECKSUM_BYTES;
+                    v.set(ValueLayout.JAVA_BYTE, i, (byte) (v.get(ValueLayout.JAVA_BYTE, i) ^ 0x40));
+                    assertEquals(!covered, ValueStamp.check(v, key0, key1),
+                            "size " + size + " byte " + i);
+                    v.set(ValueLayout.JAVA_BYTE, i, (byte) (v.get(ValueLayout.JAVA_BYTE, i) ^ 0x40));
+                }
+                assertTrue(ValueStamp.check(v, key0, key1));
+            }
+        }
+    }
+
+    @Test
+    void stampedValueIsCheckedThroughTheCache() {
+        try (Cache cache = FixedHyperClockCache.builder().capacity(1 << 20)
+                .estimatedEntryCharge(100).build();
+             ValueGen values = new ValueGen(100, 0.5, true)) {
+            Random64 rnd = new Random64(3);
+            cache.insert(1, 2, values.next(rnd, 1, 2), 100, Priority.LOW);
+            cache.insert(3, 4, values.next(rnd, 1, 2), 100, Priority.LOW); // stamped with 1, 2
+            long good = cache.lookup(1, 2);
+            long bad = cache.lookup(3, 4);
+            assertTrue(ValueStamp.check(cache, good, 1, 2, values.scratch()));
+            assertFalse(ValueStamp.check(cache, bad, 3, 4, values.scratch()));
+            cache.release(good);
+            cache.release(bad);
+            cache.insert(5, 6, values.next(rnd, 5, 6).asSlice(0, 99), 100, Priority.LOW);
+            long shorter = cache.lookup(5, 6);
+            assertFalse(ValueStamp.check(cache, shorter, 5, 6, values.scratch()), "wrong size");
+            cache.release(shorter);
         }
     }
 
