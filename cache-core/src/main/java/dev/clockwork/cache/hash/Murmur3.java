@@ -42,6 +42,9 @@ public final class Murmur3 {
     private static final long C1 = 0x87c37b91114253d5L;
     private static final long C2 = 0x4cf5ad432745937fL;
 
+    /** Per-thread digest for the {@code hash64} forms, so that they allocate nothing. */
+    private static final ThreadLocal<long[]> SCRATCH = ThreadLocal.withInitial(() -> new long[2]);
+
     private static final VarHandle ARRAY_LONG_LE =
             MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfLong SEGMENT_LONG_LE =
@@ -107,34 +110,12 @@ public final class Murmur3 {
 
     /**
      * The first half ({@code h1}) of the 128-bit digest; a 64-bit hash as good as any 64 bits of
-     * it. Costs the same as {@link #hash128(byte[], int, int, long, long[])}.
+     * it, computed through {@link #hash128(byte[], int, int, long, long[])}.
      */
     public static long hash64(byte[] data, int offset, int length, long seed) {
-        Objects.checkFromIndexSize(offset, length, data.length);
-        long h1 = seed;
-        long h2 = seed;
-        int blockEnd = offset + (length & ~15);
-        int p = offset;
-        for (; p < blockEnd; p += 16) {
-            h1 ^= mixK1((long) ARRAY_LONG_LE.get(data, p));
-            h1 = Long.rotateLeft(h1, 27) + h2;
-            h1 = h1 * 5 + 0x52dce729L;
-            h2 ^= mixK2((long) ARRAY_LONG_LE.get(data, p + 8));
-            h2 = Long.rotateLeft(h2, 31) + h1;
-            h2 = h2 * 5 + 0x38495ab5L;
-        }
-        long k1 = 0;
-        long k2 = 0;
-        int tail = length & 15;
-        for (int i = tail - 1; i >= 8; i--) {
-            k2 = (k2 << 8) | (data[p + i] & 0xffL);
-        }
-        for (int i = Math.min(tail, 8) - 1; i >= 0; i--) {
-            k1 = (k1 << 8) | (data[p + i] & 0xffL);
-        }
-        h2 ^= mixK2(k2);
-        h1 ^= mixK1(k1);
-        return finishH1(h1, h2, length);
+        long[] out = SCRATCH.get();
+        hash128(data, offset, length, seed, out);
+        return out[0];
     }
 
     /** {@link #hash64(byte[], int, int, long)} with a reference (unsigned 32-bit) seed. */
@@ -198,31 +179,9 @@ public final class Murmur3 {
 
     /** The first half ({@code h1}) of the 128-bit digest of a segment range. */
     public static long hash64(MemorySegment segment, long offset, long length, long seed) {
-        Objects.checkFromIndexSize(offset, length, segment.byteSize());
-        long h1 = seed;
-        long h2 = seed;
-        long blockEnd = offset + (length & ~15L);
-        long p = offset;
-        for (; p < blockEnd; p += 16) {
-            h1 ^= mixK1(segment.get(SEGMENT_LONG_LE, p));
-            h1 = Long.rotateLeft(h1, 27) + h2;
-            h1 = h1 * 5 + 0x52dce729L;
-            h2 ^= mixK2(segment.get(SEGMENT_LONG_LE, p + 8));
-            h2 = Long.rotateLeft(h2, 31) + h1;
-            h2 = h2 * 5 + 0x38495ab5L;
-        }
-        long k1 = 0;
-        long k2 = 0;
-        int tail = (int) (length & 15);
-        for (int i = tail - 1; i >= 8; i--) {
-            k2 = (k2 << 8) | (segment.get(ValueLayout.JAVA_BYTE, p + i) & 0xffL);
-        }
-        for (int i = Math.min(tail, 8) - 1; i >= 0; i--) {
-            k1 = (k1 << 8) | (segment.get(ValueLayout.JAVA_BYTE, p + i) & 0xffL);
-        }
-        h2 ^= mixK2(k2);
-        h1 ^= mixK1(k1);
-        return finishH1(h1, h2, length);
+        long[] out = SCRATCH.get();
+        hash128(segment, offset, length, seed, out);
+        return out[0];
     }
 
     /** {@link #hash64(MemorySegment, long, long, long)} with a reference (unsigned 32-bit) seed. */
@@ -264,14 +223,6 @@ public final class Murmur3 {
         h2 += h1;
         out[0] = h1;
         out[1] = h2;
-    }
-
-    private static long finishH1(long h1, long h2, long length) {
-        h1 ^= length;
-        h2 ^= length;
-        h1 += h2;
-        h2 += h1;
-        return fmix64(h1) + fmix64(h2);
     }
 
     private static void checkOut(long[] out) {
