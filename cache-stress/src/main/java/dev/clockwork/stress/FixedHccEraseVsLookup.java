@@ -60,19 +60,7 @@ public class FixedHccEraseVsLookup {
 
     @Actor
     public void reader(LLLL_Result r) {
-        try {
-            long h = Tiny.lookup(cache, Tiny.A);
-            if (h == Cache.MISS) {
-                r.r1 = "MISS";
-                return;
-            }
-            String seen = Tiny.read(cache, h);
-            boolean freed = cache.release(h);
-            r.r1 = "HIT_" + (seen.equals(Tiny.label(Tiny.A, 0)) ? "A" : seen)
-                    + (freed ? "_FREED" : "");
-        } catch (RuntimeException | Error e) {
-            r.r1 = Tiny.failure(e);
-        }
+        r.r1 = Tiny.lookupReadReleaseA(cache);
     }
 
     @Actor

@@ -77,19 +77,7 @@ public class FixedHccReleaseEraseVsLookup {
 
     @Actor
     public void reader(LLLL_Result r) {
-        try {
-            long h = Tiny.lookup(cache, Tiny.A);
-            if (h == Cache.MISS) {
-                r.r2 = "MISS";
-                return;
-            }
-            String seen = Tiny.read(cache, h);
-            boolean freed = cache.release(h);
-            r.r2 = "HIT_" + (seen.equals(Tiny.label(Tiny.A, 0)) ? "A" : seen)
-                    + (freed ? "_FREED" : "");
-        } catch (RuntimeException | Error e) {
-            r.r2 = Tiny.failure(e);
-        }
+        r.r2 = Tiny.lookupReadReleaseA(cache);
     }
 
     @Arbiter

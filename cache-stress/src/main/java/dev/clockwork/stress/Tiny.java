@@ -149,6 +149,25 @@ final class Tiny {
         return label((int) key, (int) ver);
     }
 
+    /**
+     * Looks up key A, reads its value and releases the handle: "MISS", "HIT_A" (A's version-0
+     * bytes), "HIT_" + the label of whatever bytes were read instead, with "_FREED" appended when
+     * the release freed the entry; or the failure's name if anything threw.
+     */
+    static String lookupReadReleaseA(FixedHyperClockCache cache) {
+        try {
+            long h = lookup(cache, A);
+            if (h == Cache.MISS) {
+                return "MISS";
+            }
+            String seen = read(cache, h);
+            boolean freed = cache.release(h);
+            return "HIT_" + (seen.equals(label(A, 0)) ? "A" : seen) + (freed ? "_FREED" : "");
+        } catch (RuntimeException | Error e) {
+            return failure(e);
+        }
+    }
+
     /** The label of an exception a cache call threw, so that it shows as an outcome. */
     static String failure(Throwable t) {
         return "EX_" + t.getClass().getSimpleName();
