@@ -4,7 +4,6 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
-import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.offheap.FixedHyperClockCache;
 import org.openjdk.jcstress.annotations.Actor;
@@ -74,19 +73,8 @@ public class FixedHccEraseVsLookup {
 
     @Arbiter
     public void arbiter(LLLL_Result r) {
-        String checks;
-        try {
-            long h = Tiny.lookup(cache, Tiny.A);
-            String presence = "GONE";
-            if (h != Cache.MISS) {
-                presence = "PRESENT_" + Tiny.read(cache, h);
-                cache.release(h);
-            }
-            r.r3 = presence + ";E" + cache.entryCount();
-            checks = Tiny.problems(Tiny.accounting(cache), Tiny.drain(cache, Tiny.A));
-        } catch (RuntimeException | Error e) {
-            checks = Tiny.failure(e);
-        }
-        r.r4 = Tiny.problems(checks, Tiny.close(cache));
+        String seen = Tiny.peek(cache, Tiny.A);
+        r.r3 = (seen == null ? "GONE" : "PRESENT_" + seen) + ";E" + cache.entryCount();
+        r.r4 = Tiny.checkAndClose(cache, Tiny.A);
     }
 }

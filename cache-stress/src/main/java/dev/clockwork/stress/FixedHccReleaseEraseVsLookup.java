@@ -4,7 +4,6 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
-import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.offheap.FixedHyperClockCache;
 import org.openjdk.jcstress.annotations.Actor;
@@ -64,15 +63,7 @@ public class FixedHccReleaseEraseVsLookup {
 
     @Actor
     public void releaser(LLLL_Result r) {
-        try {
-            if (handle == Cache.MISS) {
-                r.r1 = "SETUP_MISS";
-                return;
-            }
-            r.r1 = cache.release(handle, true) ? "FREED" : "KEPT";
-        } catch (RuntimeException | Error e) {
-            r.r1 = Tiny.failure(e);
-        }
+        r.r1 = Tiny.releaseErasing(cache, handle);
     }
 
     @Actor
@@ -82,20 +73,10 @@ public class FixedHccReleaseEraseVsLookup {
 
     @Arbiter
     public void arbiter(LLLL_Result r) {
-        String checks;
-        try {
-            long h = Tiny.lookup(cache, Tiny.A);
-            String presence = "GONE";
-            if (h != Cache.MISS) {
-                String seen = Tiny.read(cache, h);
-                cache.release(h);
-                presence = seen.equals(Tiny.label(Tiny.A, 0)) ? "PRESENT" : "PRESENT_" + seen;
-            }
-            r.r3 = presence + ";E" + cache.entryCount();
-            checks = Tiny.problems(Tiny.accounting(cache), Tiny.drain(cache, Tiny.A));
-        } catch (RuntimeException | Error e) {
-            checks = Tiny.failure(e);
-        }
-        r.r4 = Tiny.problems(checks, Tiny.close(cache));
+        String seen = Tiny.peek(cache, Tiny.A);
+        String presence = seen == null ? "GONE"
+                : seen.equals(Tiny.label(Tiny.A, 0)) ? "PRESENT" : "PRESENT_" + seen;
+        r.r3 = presence + ";E" + cache.entryCount();
+        r.r4 = Tiny.checkAndClose(cache, Tiny.A);
     }
 }

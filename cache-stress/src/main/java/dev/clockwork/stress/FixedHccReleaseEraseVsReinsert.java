@@ -4,7 +4,6 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
-import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.offheap.FixedHyperClockCache;
 import org.openjdk.jcstress.annotations.Actor;
@@ -69,15 +68,7 @@ public class FixedHccReleaseEraseVsReinsert {
 
     @Actor
     public void releaser(LLLL_Result r) {
-        try {
-            if (handle == Cache.MISS) {
-                r.r1 = "SETUP_MISS";
-                return;
-            }
-            r.r1 = cache.release(handle, true) ? "FREED" : "KEPT";
-        } catch (RuntimeException | Error e) {
-            r.r1 = Tiny.failure(e);
-        }
+        r.r1 = Tiny.releaseErasing(cache, handle);
     }
 
     @Actor
@@ -93,19 +84,8 @@ public class FixedHccReleaseEraseVsReinsert {
 
     @Arbiter
     public void arbiter(LLLL_Result r) {
-        String checks;
-        try {
-            long h = Tiny.lookup(cache, Tiny.A);
-            String found = "MISS";
-            if (h != Cache.MISS) {
-                found = Tiny.read(cache, h);
-                cache.release(h);
-            }
-            r.r3 = found + ";E" + cache.entryCount();
-            checks = Tiny.problems(Tiny.accounting(cache), Tiny.drain(cache, Tiny.A));
-        } catch (RuntimeException | Error e) {
-            checks = Tiny.failure(e);
-        }
-        r.r4 = Tiny.problems(checks, Tiny.close(cache));
+        String seen = Tiny.peek(cache, Tiny.A);
+        r.r3 = (seen == null ? "MISS" : seen) + ";E" + cache.entryCount();
+        r.r4 = Tiny.checkAndClose(cache, Tiny.A);
     }
 }

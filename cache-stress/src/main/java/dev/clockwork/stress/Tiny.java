@@ -150,6 +150,50 @@ final class Tiny {
     }
 
     /**
+     * What a lookup of {@code key} finds now: the label of the bytes read (then released), null
+     * on a miss, or the failure's name if anything threw.
+     */
+    static String peek(FixedHyperClockCache cache, int key) {
+        try {
+            long h = lookup(cache, key);
+            if (h == Cache.MISS) {
+                return null;
+            }
+            String seen = read(cache, h);
+            cache.release(h);
+            return seen;
+        } catch (RuntimeException | Error e) {
+            return failure(e);
+        }
+    }
+
+    /** Releases a handle taken in the state's constructor, erasing if last: FREED or KEPT. */
+    static String releaseErasing(FixedHyperClockCache cache, long handle) {
+        try {
+            if (handle == Cache.MISS) {
+                return "SETUP_MISS";
+            }
+            return cache.release(handle, true) ? "FREED" : "KEPT";
+        } catch (RuntimeException | Error e) {
+            return failure(e);
+        }
+    }
+
+    /**
+     * The arbiters' last word: accounting, the drain check of {@code key}, then close; OK or the
+     * problems found.
+     */
+    static String checkAndClose(FixedHyperClockCache cache, int key) {
+        String checks;
+        try {
+            checks = problems(accounting(cache), drain(cache, key));
+        } catch (RuntimeException | Error e) {
+            checks = failure(e);
+        }
+        return problems(checks, close(cache));
+    }
+
+    /**
      * Looks up key A, reads its value and releases the handle: "MISS", "HIT_A" (A's version-0
      * bytes), "HIT_" + the label of whatever bytes were read instead, with "_FREED" appended when
      * the release freed the entry; or the failure's name if anything threw.
