@@ -3,10 +3,12 @@ package dev.clockwork.offheap;
 import static dev.clockwork.offheap.ClockMeta.ACQUIRE_ONE;
 import static dev.clockwork.offheap.ClockMeta.COUNTER_TOP_BITS;
 import static dev.clockwork.offheap.ClockMeta.MAX_COUNTDOWN;
+import static dev.clockwork.offheap.ClockMeta.OCCUPIED;
 import static dev.clockwork.offheap.ClockMeta.OVERFLOW_THRESHOLD;
 import static dev.clockwork.offheap.ClockMeta.RELEASE_ONE;
 import static dev.clockwork.offheap.ClockMeta.UNDER_CONSTRUCTION;
 import static dev.clockwork.offheap.ClockMeta.acquireCount;
+import static dev.clockwork.offheap.ClockMeta.isEmpty;
 import static dev.clockwork.offheap.ClockMeta.isInvisible;
 import static dev.clockwork.offheap.ClockMeta.isShareable;
 import static dev.clockwork.offheap.ClockMeta.isVisible;
@@ -46,12 +48,23 @@ abstract class ClockTable extends PaddedCounters {
         long freedCharge;
         long freedCount;
         long seenPinned;
+        /** Slots taken for eviction whose freeing is deferred (Auto: until a chain is unlocked). */
+        long[] owned = new long[16];
+        int ownedCount;
 
         EvictionData reset() {
             freedCharge = 0;
             freedCount = 0;
             seenPinned = 0;
+            ownedCount = 0;
             return this;
+        }
+
+        void addOwned(long slot) {
+            if (ownedCount == owned.length) {
+                owned = java.util.Arrays.copyOf(owned, ownedCount * 2); // grows once, then reused
+            }
+            owned[ownedCount++] = slot;
         }
     }
 
@@ -59,11 +72,11 @@ abstract class ClockTable extends PaddedCounters {
             ThreadLocal.withInitial(EvictionData::new);
 
     final MemorySegment slots;
+    /** Slots the table's memory can hold; handles are bounds-checked against it. */
     final long slotCount;
     final int shardIndex;
     final CacheMemory memory;
-    private final long rawAddress;
-    private final long tableBytes;
+    final long rawAddress;
     private final long metadataChargePerSlot;
 
     private volatile long capacity;
@@ -72,22 +85,28 @@ abstract class ClockTable extends PaddedCounters {
     /** Charge of this shard's standalone entries (part of {@link #usage()}); kept by the cache. */
     final AtomicLong standaloneUsage = new AtomicLong();
 
-    ClockTable(long slotCount, int shardIndex, long capacity, boolean strict, int evictionEffortCap,
-               boolean chargeMetadata, CacheMemory memory) {
+    /**
+     * @param rawAddress zeroed memory for {@code slotCount} slots, 64-byte aligned, owned by the
+     *     table from now on (see {@link #releaseTableMemory})
+     */
+    ClockTable(long rawAddress, long slotCount, int shardIndex, long capacity, boolean strict,
+               int evictionEffortCap, boolean chargeMetadata, CacheMemory memory) {
+        this.rawAddress = rawAddress;
         this.slotCount = slotCount;
         this.shardIndex = shardIndex;
         this.memory = memory;
-        this.tableBytes = slotCount * SLOT_BYTES;
-        this.rawAddress = NativeMemory.allocateAligned(tableBytes, SLOT_BYTES);
-        MemorySegment raw = MemorySegment.ofAddress(rawAddress).reinterpret(tableBytes);
-        raw.fill((byte) 0);
-        this.slots = raw.reinterpret(memory.arena(), null);
+        this.slots = MemorySegment.ofAddress(rawAddress).reinterpret(slotCount * SLOT_BYTES,
+                memory.arena(), null);
         this.capacity = capacity;
         this.strict = strict;
         this.evictionEffortCap = evictionEffortCap;
         this.metadataChargePerSlot = chargeMetadata ? SLOT_BYTES : 0;
-        if (chargeMetadata) {
-            addUsage(tableBytes);
+    }
+
+    /** Adds the metadata charge of {@code count} slots put to use (nothing if not charged). */
+    final void chargeSlots(long count) {
+        if (metadataChargePerSlot != 0) {
+            addUsage(count * metadataChargePerSlot);
         }
     }
 
@@ -219,6 +238,79 @@ abstract class ClockTable extends PaddedCounters {
         removeOwned(slot);
         reclaim(charge);
         return true;
+    }
+
+    /** Takes a reference if the slot holds a visible entry of this key; undoes it otherwise. */
+    final boolean tryReference(long slot, long h0, long h1) {
+        long old = getAndAddMeta(slot, ACQUIRE_ONE);
+        if (isVisible(old)) {
+            if (key0(slot) == h0 && key1(slot) == h1) {
+                return true;
+            }
+            unref(slot, 1);
+        } else if (isInvisible(old)) {
+            unref(slot, 1);
+        }
+        // Empty or under construction: the owner overwrites the word, stray increment and all.
+        return false;
+    }
+
+    /**
+     * Claims an empty slot by setting its occupied bit (its state becomes "under construction",
+     * owned by us). Occupied slots are passed over after a plain look, without an atomic write:
+     * in a loaded table most probes meet one.
+     */
+    final boolean tryClaim(long slot) {
+        // Opaque is enough: the CAS that claims the slot is volatile and re-checks the word.
+        long meta = metaOpaque(slot);
+        while (isEmpty(meta)) {
+            long witness = compareAndExchangeMeta(slot, meta, meta | OCCUPIED);
+            if (witness == meta) {
+                return true;
+            }
+            meta = witness; // counters moved (a stray lookup) or someone claimed it
+        }
+        return false;
+    }
+
+    /**
+     * Checks a visible slot for the key being inserted, holding {@code countdown} references
+     * while reading it. On a match the references are released usefully, which boosts the
+     * existing entry's clock as the duplicate insert's priority asks.
+     */
+    final boolean sameKeyBoosting(long slot, long h0, long h1, long countdown) {
+        long old = getAndAddMeta(slot, countdown * ACQUIRE_ONE);
+        if (isVisible(old)) {
+            if (key0(slot) == h0 && key1(slot) == h1) {
+                long before = getAndAddMetaRelease(slot, countdown * RELEASE_ONE);
+                correctNearOverflow(before, slot);
+                return true;
+            }
+            unref(slot, countdown);
+        } else if (isInvisible(old)) {
+            unref(slot, countdown);
+        }
+        return false;
+    }
+
+    /** Erases a matching entry on which we hold one reference ({@code meta} includes it). */
+    final void eraseReferenced(long slot, long meta) {
+        for (;;) {
+            if (refCount(meta) > 1) {
+                // Others hold it: make it invisible; the last release frees it.
+                long unused = (long) LONG.getAndBitwiseAnd(slots, slot, ~ClockMeta.VISIBLE);
+                unref(slot, 1);
+                return;
+            }
+            long witness = compareAndExchangeMeta(slot, meta, ClockMeta.UNDER_CONSTRUCTION);
+            if (witness == meta) {
+                long charge = charge(slot);
+                removeOwned(slot);
+                reclaim(charge);
+                return;
+            }
+            meta = witness;
+        }
     }
 
     /** Frees an owned (under construction) entry's value and marks its slot empty. */
@@ -381,9 +473,9 @@ abstract class ClockTable extends PaddedCounters {
         return strict;
     }
 
-    /** Usage charged for the table's slots themselves: all of them, or 0 if not charged. */
+    /** Usage charged for the table's slots in use: all of them, or 0 if not charged. */
     final long metadataCharge() {
-        return metadataChargePerSlot * slotCount;
+        return metadataChargePerSlot * usedSlots();
     }
 
     // ---------------------------------------------------------------- scans
@@ -391,7 +483,8 @@ abstract class ClockTable extends PaddedCounters {
     /** Bytes charged by referenced entries, counting each slot's metadata if charged. */
     final long pinnedUsage() {
         long sum = 0;
-        for (long slot = 0; slot < tableBytes; slot += SLOT_BYTES) {
+        long end = usedSlots() * SLOT_BYTES;
+        for (long slot = 0; slot < end; slot += SLOT_BYTES) {
             long meta = metaOpaque(slot);
             if (isShareable(meta) && refCount(meta) != 0) {
                 sum += charge(slot) + metadataChargePerSlot;
@@ -414,7 +507,7 @@ abstract class ClockTable extends PaddedCounters {
      * slots, the least and most occupied of all {@code window} consecutive slots, and the longest
      * runs of occupied and of empty slots. Racing writers make the result approximate.
      *
-     * @param window at least 1 and at most {@link #slotCount}
+     * @param window at least 1 and at most {@link #usedSlots}
      */
     final OccupancyScan scanOccupancy(int window) {
         OccupancyScan scan = new OccupancyScan();
@@ -424,7 +517,8 @@ abstract class ClockTable extends PaddedCounters {
         long maxWindow = 0;
         long run = 0; // > 0: occupied run length; < 0: empty run length
         long index = 0;
-        for (long slot = 0; slot < tableBytes; slot += SLOT_BYTES, index++) {
+        long end = usedSlots() * SLOT_BYTES;
+        for (long slot = 0; slot < end; slot += SLOT_BYTES, index++) {
             boolean occupied = !ClockMeta.isEmpty(metaOpaque(slot));
             int ring = (int) (index % window);
             if (index >= window && recent[ring]) {
@@ -455,18 +549,25 @@ abstract class ClockTable extends PaddedCounters {
      * its arena is closed, so no other thread can be touching the table.
      */
     final void freeAll() {
-        MemorySegment raw = MemorySegment.ofAddress(rawAddress).reinterpret(tableBytes);
-        for (long slot = 0; slot < tableBytes; slot += SLOT_BYTES) {
+        long end = usedSlots() * SLOT_BYTES;
+        MemorySegment raw = MemorySegment.ofAddress(rawAddress).reinterpret(end);
+        for (long slot = 0; slot < end; slot += SLOT_BYTES) {
             long meta = raw.get(ValueLayout.JAVA_LONG, slot);
             if (isShareable(meta)) {
                 NativeMemory.free(raw.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot)),
                         raw.get(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot)));
             }
         }
-        NativeMemory.free(rawAddress, tableBytes);
+        releaseTableMemory();
     }
 
     // ---------------------------------------------------------------- the index (per table type)
+
+    /** Slots that may hold entries: those scans and close must visit (a prefix of the table). */
+    abstract long usedSlots();
+
+    /** Gives the table's memory back; called once, by {@link #freeAll}. */
+    abstract void releaseTableMemory();
 
     /** Returns whether the table can hold {@code newOccupancy} entries (growing if it can). */
     abstract boolean growIfNeeded(long newOccupancy);

@@ -10,6 +10,8 @@ import static dev.clockwork.offheap.ClockMeta.isVisible;
 import static dev.clockwork.offheap.ClockMeta.refCount;
 import static dev.clockwork.offheap.SlotLayout.SLOT_SHIFT;
 
+import java.lang.foreign.MemorySegment;
+
 /**
  * The fixed-size index: open addressing with double hashing over a power-of-two slot array sized
  * once from the capacity and an estimated entry charge.
@@ -37,8 +39,9 @@ final class FixedClockTable extends ClockTable {
 
     FixedClockTable(int lengthBits, int shardIndex, long capacity, boolean strict,
                     int evictionEffortCap, boolean chargeMetadata, CacheMemory memory) {
-        super(1L << lengthBits, shardIndex, capacity, strict, evictionEffortCap, chargeMetadata,
-                memory);
+        super(allocateZeroed(1L << lengthBits), 1L << lengthBits, shardIndex, capacity, strict,
+                evictionEffortCap, chargeMetadata, memory);
+        chargeSlots(slotCount);
         this.lengthBits = lengthBits;
         this.lengthMask = (1L << lengthBits) - 1;
         this.occupancyLimit = (long) ((1L << lengthBits) * STRICT_LOAD_FACTOR);
@@ -60,6 +63,23 @@ final class FixedClockTable extends ClockTable {
             }
         }
         return Math.min(bits, 31);
+    }
+
+    private static long allocateZeroed(long slots) {
+        long bytes = slots * SlotLayout.SLOT_BYTES;
+        long address = NativeMemory.allocateAligned(bytes, SlotLayout.SLOT_BYTES);
+        MemorySegment.ofAddress(address).reinterpret(bytes).fill((byte) 0);
+        return address;
+    }
+
+    @Override
+    long usedSlots() {
+        return slotCount;
+    }
+
+    @Override
+    void releaseTableMemory() {
+        NativeMemory.free(rawAddress, slotCount * SlotLayout.SLOT_BYTES);
     }
 
     long occupancyLimit() {
@@ -113,21 +133,6 @@ final class FixedClockTable extends ClockTable {
         return NOT_FOUND;
     }
 
-    /** Takes a reference if the slot holds a visible entry of this key; undoes it otherwise. */
-    private boolean tryReference(long slot, long h0, long h1) {
-        long old = getAndAddMeta(slot, ACQUIRE_ONE);
-        if (isVisible(old)) {
-            if (key0(slot) == h0 && key1(slot) == h1) {
-                return true;
-            }
-            unref(slot, 1);
-        } else if (isInvisible(old)) {
-            unref(slot, 1);
-        }
-        // Empty or under construction: the owner overwrites the word, stray increment and all.
-        return false;
-    }
-
     @Override
     long doInsert(long h0, long h1, long valueAddress, int valueLength, long charge,
                   long countdown, boolean keepRef) {
@@ -155,44 +160,6 @@ final class FixedClockTable extends ClockTable {
             }
             addDisplacements(slot, 1);
         }
-    }
-
-    /**
-     * Claims an empty slot by setting its occupied bit (its state becomes "under construction",
-     * owned by us). Occupied slots are passed over after a plain look, without an atomic write:
-     * in a loaded table most probes meet one.
-     */
-    private boolean tryClaim(long slot) {
-        // Opaque is enough: the CAS that claims the slot is volatile and re-checks the word.
-        long meta = metaOpaque(slot);
-        while (isEmpty(meta)) {
-            long witness = compareAndExchangeMeta(slot, meta, meta | OCCUPIED);
-            if (witness == meta) {
-                return true;
-            }
-            meta = witness; // counters moved (a stray lookup) or someone claimed it
-        }
-        return false;
-    }
-
-    /**
-     * Checks a visible slot for the key being inserted, holding {@code countdown} references
-     * while reading it. On a match the references are released usefully, which boosts the
-     * existing entry's clock as the duplicate insert's priority asks.
-     */
-    private boolean sameKeyBoosting(long slot, long h0, long h1, long countdown) {
-        long old = getAndAddMeta(slot, countdown * ACQUIRE_ONE);
-        if (isVisible(old)) {
-            if (key0(slot) == h0 && key1(slot) == h1) {
-                long before = getAndAddMetaRelease(slot, countdown * RELEASE_ONE);
-                correctNearOverflow(before, slot);
-                return true;
-            }
-            unref(slot, countdown);
-        } else if (isInvisible(old)) {
-            unref(slot, countdown);
-        }
-        return false;
     }
 
     /** Undoes the displacement increments of a probe path from its start up to {@code slot}. */
@@ -231,26 +198,6 @@ final class FixedClockTable extends ClockTable {
             index = (index + step) & lengthMask;
         } while (index != first);
         return found;
-    }
-
-    /** Erases a matching entry on which we hold one reference ({@code meta} includes it). */
-    private void eraseReferenced(long slot, long meta) {
-        for (;;) {
-            if (refCount(meta) > 1) {
-                // Others hold it: make it invisible; the last release frees it.
-                long unused = (long) LONG.getAndBitwiseAnd(slots, slot, ~ClockMeta.VISIBLE);
-                unref(slot, 1);
-                return;
-            }
-            long witness = compareAndExchangeMeta(slot, meta, ClockMeta.UNDER_CONSTRUCTION);
-            if (witness == meta) {
-                long charge = charge(slot);
-                removeOwned(slot);
-                reclaim(charge);
-                return;
-            }
-            meta = witness;
-        }
     }
 
     @Override

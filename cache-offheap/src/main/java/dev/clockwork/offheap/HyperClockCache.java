@@ -59,6 +59,51 @@ public abstract class HyperClockCache implements Cache {
         this.stats = memory.stats;
     }
 
+    /**
+     * A builder that picks the table as RocksDB does: {@link FixedHyperClockCache} when an
+     * estimated entry charge is given, {@link AutoHyperClockCache} otherwise (the default).
+     */
+    public static Builder newBuilder() {
+        return new Builder();
+    }
+
+    /** Options of either HyperClock cache; {@link #build()} picks the table. */
+    public static final class Builder extends HyperClockOptions<Builder> {
+        private long estimatedEntryCharge;
+        private long minAvgEntryCharge = AutoClockTable.DEFAULT_MIN_AVG_ENTRY_CHARGE;
+
+        private Builder() {
+        }
+
+        /**
+         * Expected average charge per entry; 0 (default) means unknown and builds an
+         * {@link AutoHyperClockCache}, a positive value a {@link FixedHyperClockCache} sized for it.
+         */
+        public Builder estimatedEntryCharge(long bytes) {
+            this.estimatedEntryCharge = bytes;
+            return this;
+        }
+
+        /** See {@link AutoHyperClockCache.Builder#minAvgEntryCharge}; Auto only. */
+        public Builder minAvgEntryCharge(long bytes) {
+            this.minAvgEntryCharge = bytes;
+            return this;
+        }
+
+        public HyperClockCache build() {
+            Args.requireInRange("estimatedEntryCharge", estimatedEntryCharge, 0, Long.MAX_VALUE);
+            HyperClockOptions<?> target = estimatedEntryCharge > 0
+                    ? FixedHyperClockCache.builder().estimatedEntryCharge(estimatedEntryCharge)
+                    : AutoHyperClockCache.builder().minAvgEntryCharge(minAvgEntryCharge);
+            target.capacity(capacity).numShardBits(numShardBits)
+                    .strictCapacityLimit(strictCapacityLimit).evictionEffortCap(evictionEffortCap)
+                    .chargeMetadata(chargeMetadata).hashSeed(hashSeed).recordStats(recordStats)
+                    .admission(admission);
+            return target instanceof FixedHyperClockCache.Builder fixed ? fixed.build()
+                    : ((AutoHyperClockCache.Builder) target).build();
+        }
+    }
+
     /** Capacity of each of {@code shards} shards: the total split evenly, rounded up. */
     static long perShardCapacity(long capacity, int shards) {
         return (capacity + shards - 1) / shards;
@@ -106,7 +151,7 @@ public abstract class HyperClockCache implements Cache {
         return (handle & 0xFFFF_FFFFL) << SlotLayout.SLOT_SHIFT;
     }
 
-    private void checkOpen() {
+    final void checkOpen() {
         if (closed) {
             throw new IllegalStateException("cache is closed");
         }
@@ -468,7 +513,7 @@ public abstract class HyperClockCache implements Cache {
     public long tableSlots() {
         long sum = 0;
         for (ClockTable table : tables) {
-            sum += table.slotCount;
+            sum += table.usedSlots();
         }
         return sum;
     }
@@ -489,7 +534,7 @@ public abstract class HyperClockCache implements Cache {
         checkOpen();
         long smallest = Long.MAX_VALUE;
         for (ClockTable table : tables) {
-            smallest = Math.min(smallest, table.slotCount);
+            smallest = Math.min(smallest, table.usedSlots());
         }
         int window = (int) Math.min(TableReport.DEFAULT_WINDOW, smallest);
         long slots = 0;
@@ -500,7 +545,7 @@ public abstract class HyperClockCache implements Cache {
         long maxEmptyRun = 0;
         for (ClockTable table : tables) {
             ClockTable.OccupancyScan scan = table.scanOccupancy(window);
-            slots += table.slotCount;
+            slots += table.usedSlots();
             occupied += scan.occupied;
             minWindow = Math.min(minWindow, scan.minWindowOccupied);
             maxWindow = Math.max(maxWindow, scan.maxWindowOccupied);

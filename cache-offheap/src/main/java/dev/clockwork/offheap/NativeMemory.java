@@ -1,8 +1,13 @@
 package dev.clockwork.offheap;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.lang.invoke.MethodHandle;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -30,7 +35,29 @@ public final class NativeMemory {
     private static final MethodHandle FREE = downcall("free",
             FunctionDescriptor.ofVoid(ValueLayout.JAVA_LONG));
 
+    // mmap/munmap for the Auto table's reservation: rare calls, so no critical option, and errno
+    // captured to say why a reservation failed.
+    private static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = CAPTURE_LAYOUT.varHandle(
+            MemoryLayout.PathElement.groupElement("errno"));
+    private static final MethodHandle MMAP = LINKER.downcallHandle(
+            LINKER.defaultLookup().find("mmap").orElseThrow(),
+            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
+                    ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                    ValueLayout.JAVA_LONG),
+            Linker.Option.captureCallState("errno"));
+    private static final MethodHandle MUNMAP = LINKER.downcallHandle(
+            LINKER.defaultLookup().find("munmap").orElseThrow(),
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG),
+            Linker.Option.captureCallState("errno"));
+    private static final int PROT_READ_WRITE = 0x1 | 0x2;
+    private static final boolean MAC = System.getProperty("os.name", "").toLowerCase().contains("mac");
+    /** MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE (values differ between Linux and macOS). */
+    private static final int MAP_FLAGS = MAC ? 0x0002 | 0x1000 | 0x0040 : 0x02 | 0x20 | 0x4000;
+    private static final long MAP_FAILED = -1L;
+
     private static final LongAdder OUTSTANDING = new LongAdder();
+    private static final LongAdder RESERVED = new LongAdder();
 
     private NativeMemory() {
     }
@@ -89,5 +116,53 @@ public final class NativeMemory {
             throw new AssertionError("free downcall failed", t);
         }
         OUTSTANDING.add(-size);
+    }
+
+    /** Bytes of address space currently reserved by {@link #reserve} (committed or not). */
+    public static long reservedBytes() {
+        return RESERVED.sum();
+    }
+
+    /**
+     * Reserves {@code size} bytes of zeroed, private, anonymous address space with
+     * {@code MAP_NORESERVE}: no swap is set aside and a page becomes resident only when first
+     * touched, so a table can reserve room for its largest size and pay only for what it uses.
+     *
+     * @throws OutOfMemoryError naming the size and errno when the kernel refuses
+     */
+    static long reserve(long size) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CAPTURE_LAYOUT);
+            long address = (long) MMAP.invokeExact(state, 0L, size, PROT_READ_WRITE, MAP_FLAGS, -1, 0L);
+            if (address == MAP_FAILED) {
+                int errno = (int) ERRNO.get(state, 0L);
+                throw new OutOfMemoryError("mmap reservation of " + size + " bytes failed (errno "
+                        + errno + ")");
+            }
+            RESERVED.add(size);
+            return address;
+        } catch (OutOfMemoryError e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError("mmap downcall failed", t);
+        }
+    }
+
+    /** Returns a reservation from {@link #reserve} to the kernel, resident pages and all. */
+    static void unreserve(long address, long size) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CAPTURE_LAYOUT);
+            int result = (int) MUNMAP.invokeExact(state, address, size);
+            if (result != 0) {
+                int errno = (int) ERRNO.get(state, 0L);
+                throw new IllegalStateException("munmap of " + size + " bytes at 0x"
+                        + Long.toHexString(address) + " failed (errno " + errno + ")");
+            }
+            RESERVED.add(-size);
+        } catch (IllegalStateException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError("munmap downcall failed", t);
+        }
     }
 }

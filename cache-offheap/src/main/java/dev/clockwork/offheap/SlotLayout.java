@@ -26,11 +26,19 @@ package dev.clockwork.offheap;
  *  +--------------------------------------------------------------+
  *  |   Flags: standalone bit, shard of a standalone entry         | 44
  *  +--------------------------------------------------------------+
- *  |   Displacements (Fixed table, atomic)                        | 48
+ *  |   Fixed table: displacements (atomic) | Auto: chain head     | 48
+ *  |   Fixed table: unused                 |   (see ChainPointer)   |
  *  +--------------------------------------------------------------+
- *  |                 Reserved (Auto table chain pointers)         | 52..63
+ *  |                 Auto table: next in this entry's chain       | 56
+ *  |                 (see ChainPointer)                           |
  *  +--------------------------------------------------------------+
  * </pre>
+ *
+ * <p>The Auto table's two words are independent of each other: the head belongs to the
+ * <em>home</em> this slot's index stands for (the chain of entries whose hash maps here), the next
+ * pointer to the <em>entry</em> stored in the slot, which may be on any chain. Keeping the head in
+ * the same line as an entry makes the common lookup, an entry stored at its own home, one cache
+ * miss.
  *
  * <p>Every field but the meta word and displacements is written only by the thread that owns the
  * slot in the "under construction" state, and published by the release store of the meta word;
@@ -48,6 +56,8 @@ final class SlotLayout {
     static final long VALUE_LENGTH_OFFSET = 40;
     static final long FLAGS_OFFSET = 44;
     static final long DISPLACEMENTS_OFFSET = 48;
+    static final long HEAD_OFFSET = 48;
+    static final long NEXT_OFFSET = 56;
 
     /** Flag bit: the entry lives outside any table (duplicate key or full table). */
     static final int FLAG_STANDALONE = 1 << 31;
@@ -92,5 +102,13 @@ final class SlotLayout {
 
     static long displacementsOffset(long slot) {
         return slot + DISPLACEMENTS_OFFSET;
+    }
+
+    static long headOffset(long slot) {
+        return slot + HEAD_OFFSET;
+    }
+
+    static long nextOffset(long slot) {
+        return slot + NEXT_OFFSET;
     }
 }

@@ -18,6 +18,8 @@ final class StatsCounters {
     final LongAdder admissionRejects = new LongAdder();
     final LongAdder evictions = new LongAdder();
     final LongAdder evictionEffortExceeded = new LongAdder();
+    /** Auto table: lookups that started a chain walk again after noticing a concurrent change. */
+    final LongAdder lookupRestarts = new LongAdder();
 
     StatsCounters(boolean recordLookups) {
         this.recordLookups = recordLookups;

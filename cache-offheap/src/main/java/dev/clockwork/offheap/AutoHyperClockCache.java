@@ -1,0 +1,107 @@
+package dev.clockwork.offheap;
+
+import dev.clockwork.cache.Admission;
+import dev.clockwork.cache.Args;
+
+/**
+ * HyperClockCache over tables that grow as entries arrive ({@link AutoClockTable}): no estimate of
+ * the entry size is needed. Each shard reserves address space for the most entries its capacity
+ * could hold (entries of {@code minAvgEntryCharge} bytes), with {@code mmap(MAP_NORESERVE)}, and
+ * only the part in use becomes resident; the table grows one slot at a time, by linear hashing,
+ * while lookups and inserts go on.
+ *
+ * <pre>{@code
+ * try (var cache = AutoHyperClockCache.builder()
+ *         .capacity(1L << 30)
+ *         .build()) {
+ *     ...
+ * }
+ * }</pre>
+ */
+public final class AutoHyperClockCache extends HyperClockCache {
+
+    private AutoHyperClockCache(CacheMemory memory, ClockTable[] tables, long capacity,
+                                long hashSeed, Admission admission) {
+        super(memory, tables, capacity, hashSeed, admission);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Bytes of address space the tables reserve (resident or not). */
+    public long reservedBytes() {
+        long sum = 0;
+        for (ClockTable table : tables) {
+            sum += table.slotCount * SlotLayout.SLOT_BYTES;
+        }
+        return sum;
+    }
+
+    /** Most entries the tables accept at their current size before they must grow. */
+    public long occupancyLimit() {
+        long sum = 0;
+        for (ClockTable table : tables) {
+            sum += ((AutoClockTable) table).occupancyLimit();
+        }
+        return sum;
+    }
+
+    /**
+     * Walks every chain of every shard (without locks, so approximately under concurrent use):
+     * how full the heads are, how many entries sit in their home slot, the longest chain, and how
+     * often threads had to wait for each other.
+     */
+    public ChainReport chainReport() {
+        checkOpen();
+        long homes = 0;
+        long nonEmpty = 0;
+        long entries = 0;
+        long atHome = 0;
+        long longest = 0;
+        long yields = 0;
+        for (ClockTable table : tables) {
+            AutoClockTable auto = (AutoClockTable) table;
+            AutoClockTable.ChainScan scan = auto.scanChains();
+            homes += scan.homes;
+            nonEmpty += scan.nonEmptyHeads;
+            entries += scan.entries;
+            atHome += scan.entriesAtHome;
+            longest = Math.max(longest, scan.maxChainLength);
+            yields += auto.yieldCount();
+        }
+        return new ChainReport(homes, nonEmpty, entries, atHome, longest, yields,
+                memory.stats.lookupRestarts.sum(), reservedBytes());
+    }
+
+    /** Options of an {@link AutoHyperClockCache}; {@link #build()} validates them all. */
+    public static final class Builder extends HyperClockOptions<Builder> {
+        private long minAvgEntryCharge = AutoClockTable.DEFAULT_MIN_AVG_ENTRY_CHARGE;
+
+        Builder() {
+        }
+
+        /**
+         * The smallest average entry charge the reservation must allow for (default 450, as in
+         * RocksDB): the tables reserve room for capacity / this many entries. Smaller values cost
+         * only address space; if entries are smaller on average, the table stops growing and
+         * inserts evict to free slots, leaving part of the capacity unused.
+         */
+        public Builder minAvgEntryCharge(long bytes) {
+            this.minAvgEntryCharge = bytes;
+            return this;
+        }
+
+        public AutoHyperClockCache build() {
+            validate();
+            Args.requirePositive("minAvgEntryCharge", minAvgEntryCharge);
+            CacheMemory memory = new CacheMemory(recordStats);
+            ClockTable[] tables = makeTables(memory, (shard, shardCapacity, mem) ->
+                    new AutoClockTable(
+                            AutoClockTable.maxSlots(shardCapacity, minAvgEntryCharge, chargeMetadata),
+                            shard, shardCapacity, strictCapacityLimit, evictionEffortCap,
+                            chargeMetadata, mem));
+            return new AutoHyperClockCache(memory, tables, capacity, hashSeed, admission);
+        }
+    }
+}
