@@ -4,7 +4,9 @@ import java.util.List;
 import java.util.OptionalLong;
 
 import dev.clockwork.cache.Cache;
+import dev.clockwork.offheap.AutoHyperClockCache;
 import dev.clockwork.offheap.FixedHyperClockCache;
+import dev.clockwork.offheap.HyperClockCache;
 
 /**
  * Builds a cache from cache_bench-style settings, keyed by the {@code -cache_type} name. The names
@@ -28,7 +30,8 @@ public final class CacheFactory {
             List.of(FIXED_HYPER_CLOCK, HYPER_CLOCK, AUTO_HYPER_CLOCK, LRU);
 
     /** The names {@link #create} can build today. */
-    public static final List<String> IMPLEMENTED_TYPES = List.of(FIXED_HYPER_CLOCK);
+    public static final List<String> IMPLEMENTED_TYPES =
+            List.of(FIXED_HYPER_CLOCK, HYPER_CLOCK, AUTO_HYPER_CLOCK);
 
     /**
      * Cache settings, as cache_bench passes them.
@@ -92,18 +95,27 @@ public final class CacheFactory {
                     .evictionEffortCap(s.evictionEffortCap())
                     .hashSeed(s.hashSeed())
                     .build();
-            // HYPER_CLOCK / AUTO_HYPER_CLOCK: AutoHyperClockCache, with
-            //   minAvgEntryCharge(valueBytesEstimate) when valueBytesEstimate > 0 (as cache_bench),
-            //   and hashSeed(s.hashSeed()).
-            // LRU (also with hashSeed): LRUCache(capacity, numShardBits, strict=false, highPriPoolRatio=0.5).
+            case HYPER_CLOCK, AUTO_HYPER_CLOCK -> {
+                var builder = AutoHyperClockCache.builder()
+                        .capacity(s.capacity())
+                        .numShardBits(s.numShardBits())
+                        .strictCapacityLimit(s.strictCapacityLimit())
+                        .evictionEffortCap(s.evictionEffortCap())
+                        .hashSeed(s.hashSeed());
+                if (s.valueBytesEstimate() > 0) { // as cache_bench
+                    builder.minAvgEntryCharge(s.valueBytesEstimate());
+                }
+                yield builder.build();
+            }
+            // LRU (with hashSeed): LRUCache(capacity, numShardBits, strict=false, highPriPoolRatio=0.5).
             default -> throw new IllegalArgumentException(checkType(s.cacheType()));
         };
     }
 
-    /** Total table slots, for caches that have a table of fixed slots; empty otherwise. */
+    /** Table slots in use, for caches with a table of slots (HyperClock); empty otherwise. */
     public static OptionalLong tableSlots(Cache cache) {
-        if (cache instanceof FixedHyperClockCache fixed) {
-            return OptionalLong.of(fixed.tableSlots());
+        if (cache instanceof HyperClockCache hcc) {
+            return OptionalLong.of(hcc.tableSlots());
         }
         return OptionalLong.empty();
     }

@@ -24,7 +24,7 @@ public final class BenchOptions {
     static final long MAX_PINNED_PER_THREAD = 1 << 27;
 
     @Option(names = "-cache_type", paramLabel = "<name>", order = 1,
-            defaultValue = CacheFactory.FIXED_HYPER_CLOCK,
+            defaultValue = CacheFactory.HYPER_CLOCK,
             description = "Cache implementation: fixed_hyper_clock_cache, hyper_clock_cache (= auto"
                     + " in RocksDB, its default), auto_hyper_clock_cache, lru_cache."
                     + " Default: ${DEFAULT-VALUE}.")

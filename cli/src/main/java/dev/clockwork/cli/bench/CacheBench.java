@@ -16,6 +16,7 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.cli.Main;
+import dev.clockwork.offheap.AutoHyperClockCache;
 import dev.clockwork.offheap.FixedHyperClockCache;
 import dev.clockwork.offheap.HyperClockCache;
 import dev.clockwork.offheap.NativeMemory;
@@ -506,6 +507,11 @@ final class CacheBench {
             if (advice != null) {
                 err.println(advice);
             }
+        }
+        if (hcc instanceof AutoHyperClockCache auto) {
+            err.println(auto.chainReport().summary());
+            err.printf("Table reservation: %s MiB (resident only as used)%n",
+                    ProcessStats.mib(auto.reservedBytes()));
         }
         err.flush();
     }

@@ -14,6 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cli.CacheFactory;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** A tiny real run against the real cache. */
 class BenchEndToEndTest {
@@ -21,7 +23,8 @@ class BenchEndToEndTest {
     @Test
     void tinyRun() {
         Object[] r = BenchFlagsTest.runMain("bench", "-cache_size=1048576", "-threads=2",
-                "-ops_per_thread=2000", "-value_bytes=256", "-seed=1");
+                "-ops_per_thread=2000", "-value_bytes=256", "-seed=1",
+                "-cache_type=fixed_hyper_clock_cache");
         String out = (String) r[1];
         assertEquals(0, r[0], "stdout:\n" + out + "\nstderr:\n" + r[2]);
         assertTrue(out.contains("Population complete ("), out);
@@ -42,6 +45,22 @@ class BenchEndToEndTest {
     }
 
     @Test
+    void defaultTypeIsAutoAndReportsItsChains() {
+        Object[] r = BenchFlagsTest.runMain("bench", "-cache_size=1048576", "-threads=2",
+                "-ops_per_thread=2000", "-value_bytes=256", "-seed=1", "-jit_warmup_ops=0");
+        String out = (String) r[1];
+        assertEquals(0, r[0], "stdout:\n" + out + "\nstderr:\n" + r[2]);
+        assertTrue(out.contains("Cache impl name     : AutoHyperClockCache"), out);
+        assertTrue(out.contains("Final load factor: "), out);
+        assertTrue(out.contains("Native memory after close: 0 bytes"), out);
+        String err = (String) r[2];
+        assertTrue(err.matches("(?s).*Head occupancy \\d+% \\(\\d+/\\d+\\), entries at home"
+                + " \\d+% \\(\\d+/\\d+\\), longest chain \\d+, yield count \\d+,"
+                + " lookup restarts \\d+\n.*"), err);
+        assertTrue(err.contains("Table reservation: "), err);
+    }
+
+    @Test
     void leanWithoutPopulationOrHistograms() {
         Object[] r = BenchFlagsTest.runMain("bench", "-cache_size=1048576", "-threads=3",
                 "-ops_per_thread=1000", "-value_bytes=1000", "-lean", "-populate_cache=0",
@@ -57,11 +76,13 @@ class BenchEndToEndTest {
         assertTrue(out.contains("Rough parallel ops/sec = "), out);
     }
 
-    @Test
-    void degenerateKeysWithVerifiedValues() {
-        Object[] r = BenchFlagsTest.runMain("bench", "-cache_size=8000000", "-threads=4",
-                "-populate_cache=0", "-ops_per_thread=20000", "-degenerate_hash_bits=6",
-                "-num_shard_bits=0", "-verify_values", "-jit_warmup_ops=0");
+    @ParameterizedTest
+    @ValueSource(strings = {"fixed_hyper_clock_cache", "auto_hyper_clock_cache"})
+    void degenerateKeysWithVerifiedValues(String type) {
+        Object[] r = BenchFlagsTest.runMain("bench", "-cache_type=" + type, "-cache_size=8000000",
+                "-threads=4", "-populate_cache=0", "-ops_per_thread=20000",
+                "-degenerate_hash_bits=6", "-num_shard_bits=0", "-verify_values",
+                "-jit_warmup_ops=0");
         String out = (String) r[1];
         assertEquals(0, r[0], "stdout:\n" + out + "\nstderr:\n" + r[2]);
         assertTrue(out.contains("Value verification failures: 0\n"), out);
