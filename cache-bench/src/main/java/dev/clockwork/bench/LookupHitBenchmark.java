@@ -3,7 +3,9 @@ package dev.clockwork.bench;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.offheap.AutoHyperClockCache;
 import dev.clockwork.offheap.FixedHyperClockCache;
+import dev.clockwork.offheap.HyperClockCache;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -30,8 +32,9 @@ import org.openjdk.jmh.infra.ThreadParams;
  * Measures the cost of finding an entry and, in the {@code Read} variants, reading 8 bytes of it.
  *
  * <ul>
- *   <li><b>Clockwork</b>: a {@link FixedHyperClockCache} holding {@code entries} 64-byte values in
- *       native memory under 16-byte keys {@code (index, 0)}. {@code lookupRelease} = lookup (pins
+ *   <li><b>Clockwork</b>: a {@link FixedHyperClockCache} ({@code table=fixed}) or an
+ *       {@link AutoHyperClockCache} ({@code table=auto}, grown to fit while filling) holding
+ *       {@code entries} 64-byte values in native memory under 16-byte keys {@code (index, 0)}. {@code lookupRelease} = lookup (pins
  *       the entry: one atomic add on its slot) + release (another); {@code lookupReadRelease} also
  *       reads the value's first long through {@code value(h)}. Nothing is copied.</li>
  *   <li><b>Caffeine</b>: a bounded {@code Cache<Long, byte[]>} ({@code maximumSize = entries},
@@ -97,15 +100,17 @@ public class LookupHitBenchmark {
 
     @State(Scope.Benchmark)
     public static class ClockworkState {
-        FixedHyperClockCache cache;
+        /** Which HyperClock table: "fixed" (sized for 64-byte entries) or "auto" (grown). */
+        @Param({"fixed", "auto"})
+        String table;
+
+        HyperClockCache cache;
 
         @Setup(Level.Trial)
         public void fill(LookupHitBenchmark bench) {
             int n = bench.entries;
-            cache = buildToHold(n, bench.recordStats);
-            System.out.printf("%nclockwork: capacity %d B, %d shard(s), %d slots (load %.2f)%n",
-                    cache.capacity(), cache.numShards(), cache.tableSlots(),
-                    (double) n / cache.tableSlots());
+            cache = table.equals("auto") ? buildAuto(n, bench.recordStats)
+                    : buildToHold(n, bench.recordStats);
             byte[] value = new byte[VALUE_BYTES];
             for (int i = 0; i < n; i++) {
                 LONG_LE.set(value, 0, (long) i);
@@ -113,6 +118,9 @@ public class LookupHitBenchmark {
                     throw new IllegalStateException("insert refused at " + i);
                 }
             }
+            System.out.printf("%nclockwork %s: capacity %d B, %d shard(s), %d slots (load %.2f)%n",
+                    table, cache.capacity(), cache.numShards(), cache.tableSlots(),
+                    (double) n / cache.tableSlots());
             if (cache.entryCount() != n) {
                 throw new IllegalStateException("Clockwork holds " + cache.entryCount()
                         + " entries, expected " + n);
@@ -151,6 +159,17 @@ public class LookupHitBenchmark {
                 c.close();
                 capacity += capacity / 16;
             }
+        }
+
+        /** An Auto cache with room for {@code n} entries and their slots, plus 25 %. */
+        static AutoHyperClockCache buildAuto(int n, boolean recordStats) {
+            long perEntry = VALUE_BYTES + 2 * 64; // value + its slot, at the 0.6 load limit
+            return AutoHyperClockCache.builder()
+                    .capacity(Math.max(1L << 20, (long) n * perEntry * 5 / 4))
+                    .minAvgEntryCharge(VALUE_BYTES)
+                    .numShardBits(-1)
+                    .recordStats(recordStats)
+                    .build();
         }
 
         @TearDown(Level.Trial)
@@ -194,7 +213,7 @@ public class LookupHitBenchmark {
 
     // ------------------------------------------------------------------ shared bodies
 
-    private static long lookupRelease(FixedHyperClockCache cache, long key) {
+    private static long lookupRelease(HyperClockCache cache, long key) {
         long h = cache.lookup(key, 0L);
         if (h != dev.clockwork.cache.Cache.MISS) {
             cache.release(h);
@@ -202,7 +221,7 @@ public class LookupHitBenchmark {
         return h;
     }
 
-    private static long lookupReadRelease(FixedHyperClockCache cache, long key) {
+    private static long lookupReadRelease(HyperClockCache cache, long key) {
         long h = cache.lookup(key, 0L);
         if (h == dev.clockwork.cache.Cache.MISS) {
             return -1;
