@@ -27,6 +27,14 @@ public final class Args {
         return value;
     }
 
+    public static long requireInRange(String name, long value, long min, long max) {
+        if (value < min || value > max) {
+            throw new IllegalArgumentException(
+                    name + " must be in [" + min + ", " + max + "], was " + value);
+        }
+        return value;
+    }
+
     public static double requireInRange(String name, double value, double min, double max) {
         if (!(value >= min && value <= max)) {
             throw new IllegalArgumentException(

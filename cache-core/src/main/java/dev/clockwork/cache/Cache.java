@@ -43,7 +43,10 @@ public interface Cache extends AutoCloseable {
      * "inserted and immediately evicted" because there was no room for it without a strict limit
      * (as RocksDB does). Returns {@code false} when it was refused: the strict capacity limit could
      * not be met or the admission policy said no (both counted in {@link #stats()}). An insert of a
-     * key that is already present keeps the present entry (and refreshes its clock).
+     * key that is already present usually keeps the present entry (and refreshes its clock); but
+     * when its search for a slot does not meet that entry first (racing inserts of one key, or a
+     * free slot ahead of it), a second copy is stored, which lookups find first. {@link #erase}
+     * removes every copy. (RocksDB's HyperClockCache behaves the same way.)
      *
      * @param charge what the entry counts against capacity, {@code >= 0}
      * @throws IllegalArgumentException if {@code charge} is negative or larger than the capacity

@@ -71,6 +71,9 @@ final class AutoClockTable extends ClockTable {
     private static final int CLOCK_STEP = 4;
     /** Slots after the home tried one by one before spreading out. */
     private static final int LINEAR_PROBES = 4;
+    /** {@link #claimSlot} results that are not a slot offset. */
+    private static final long DUPLICATE = -1;
+    private static final long NO_FREE_SLOT = -2;
     /** Spins before a waiting thread starts yielding its core. */
     private static final int SPINS = 64;
 
@@ -166,8 +169,23 @@ final class AutoClockTable extends ClockTable {
         return occupancyLimit;
     }
 
+    /**
+     * Slots that may hold entries: every home created or being created. An entry's slot need not
+     * be a published home (only its chain's head must be), so inserts may use the slots of splits
+     * still in progress; that keeps them from crowding the published prefix while an earlier
+     * split holds back the published length.
+     */
+    private long slotBound() {
+        return Math.min(growFrontier.get(), slotCount);
+    }
+
     @Override
     long usedSlots() {
+        return slotBound();
+    }
+
+    /** Homes in the published length: what lookups and eviction use. */
+    long homes() {
         return usedLength(lengthInfo);
     }
 
@@ -304,8 +322,14 @@ final class AutoClockTable extends ClockTable {
     @Override
     boolean growIfNeeded(long newOccupancy) {
         while (newOccupancy > occupancyLimit) {
-            if (!grow()) {
+            long grown = grow();
+            if (grown < 0) {
                 return false;
+            }
+            // Our home counts even if an earlier split still holds back the published length:
+            // growing again would only add homes nobody needs yet.
+            if (newOccupancy <= occupancyLimitOf(grown + 1)) {
+                return true;
             }
         }
         return true;
@@ -315,15 +339,22 @@ final class AutoClockTable extends ClockTable {
     long doInsert(long h0, long h1, long valueAddress, int valueLength, long charge,
                   long countdown, boolean keepRef) {
         long info = (long) LENGTH_INFO.getAcquire(this);
-        long used = usedLength(info);
         long homeAndShift = homeAndShift(info, h1);
+        long bound = slotBound();
+        long slot = claimSlot(homeAndShift >>> 8, bound, h0, h1, valueAddress, valueLength, charge,
+                countdown, keepRef);
+        while (slot == NO_FREE_SLOT && slotBound() > bound) {
+            // Entries never move, so the oldest slots fill first: a bound read just before the
+            // table grew can leave us searching a full prefix. Search the grown table.
+            bound = slotBound();
+            slot = claimSlot(homeAndShift >>> 8, bound, h0, h1, valueAddress, valueLength, charge,
+                    countdown, keepRef);
+        }
+        if (slot < 0) {
+            return NOT_FOUND; // a duplicate, or no free slot at all
+        }
         long home = homeAndShift >>> 8;
         int homeShift = (int) (homeAndShift & 0xFF);
-        long slot = claimSlot(home, used, h0, h1, valueAddress, valueLength, charge, countdown,
-                keepRef);
-        if (slot < 0) {
-            return NOT_FOUND; // duplicate key, or no free slot
-        }
         // Published with one reference, held until linked, so nothing can remove it meanwhile.
         long index = slot >>> SLOT_SHIFT;
         for (;;) {
@@ -355,12 +386,13 @@ final class AutoClockTable extends ClockTable {
     }
 
     /**
-     * Claims a free slot and publishes the entry in it with one reference (the caller's if
+     * Claims a free slot below {@code used} and publishes the entry in it with one reference (the caller's if
      * {@code keepRef}, else the insert's own until the entry is linked): the home first, then a
      * few neighbours, then jumps by a step taken from {@code h0}, so that keys crowding one home
      * fan out.
      *
-     * @return the slot offset, or -1 if the key was met already or no slot was free
+     * @return the slot offset, or {@link #DUPLICATE} if the key was met on the way, or
+     *     {@link #NO_FREE_SLOT}
      */
     private long claimSlot(long home, long used, long h0, long h1, long valueAddress,
                            int valueLength, long charge, long countdown, boolean keepRef) {
@@ -379,7 +411,7 @@ final class AutoClockTable extends ClockTable {
             }
             if (key0(slot) == h0 && key1(slot) == h1 && ClockMeta.isVisible(metaOpaque(slot))
                     && sameKeyBoosting(slot, h0, h1, countdown)) {
-                return -1;
+                return DUPLICATE;
             }
             if (attempt + 1 == LINEAR_PROBES && used > 1) {
                 step = 1 + Long.remainderUnsigned(h0, used - 1);
@@ -394,7 +426,7 @@ final class AutoClockTable extends ClockTable {
                 index = cycleStart = index + 1 == used ? 0 : index + 1;
             }
         }
-        return -1;
+        return NO_FREE_SLOT;
     }
 
     // ---------------------------------------------------------------- growth
@@ -403,13 +435,13 @@ final class AutoClockTable extends ClockTable {
      * Adds one home by splitting the chain it comes from. Splits run in parallel; one waits only
      * for the split that created its source chain, which is a table size back.
      *
-     * @return false if the reservation is full
+     * @return the new home, or -1 if the reservation is full
      */
-    private boolean grow() {
+    private long grow() {
         long growHome = growFrontier.getAndIncrement();
         if (growHome >= slotCount) {
             growFrontier.set(slotCount); // keep it from running away on repeated failures
-            return false;
+            return -1;
         }
         int oldShift = 63 - Long.numberOfLeadingZeros(growHome);
         long oldHome = growHome - (1L << oldShift);
@@ -430,23 +462,20 @@ final class AutoClockTable extends ClockTable {
         }
         split(growHome, oldHome, oldShift);
         catchUpLengthInfo(growHome);
-        return true;
+        return growHome;
     }
 
     /**
-     * Publishes a longer used length as far as finished splits allow, without waiting: home
-     * {@code h} may be counted as used once the split creating it has published both heads.
+     * Publishes a longer used length as far as splits allow, without waiting: home {@code h}
+     * may be counted once the split creating it has published both heads (its "big step"). Goes
+     * past {@code readyHome} when later splits are ready too, so that a split finishing after a
+     * later one is not left unpublished.
      */
     private void catchUpLengthInfo(long readyHome) {
         long info = (long) LENGTH_INFO.getAcquire(this);
         long used = usedLength(info);
-        while (used <= readyHome) {
-            if (used < readyHome) {
-                int oldShift = 63 - Long.numberOfLeadingZeros(used);
-                if (shift(head(lowBits(used, oldShift))) <= oldShift) {
-                    break; // that split has not reached its heads yet
-                }
-            }
+        long frontier = Math.min(growFrontier.get(), slotCount);
+        while (used < frontier && (used == readyHome || headsPublished(used))) {
             long next = lengthInfoOf(used + 1);
             long witness = (long) LENGTH_INFO.compareAndExchange(this, info, next);
             if (witness == info) {
@@ -466,6 +495,12 @@ final class AutoClockTable extends ClockTable {
             }
             current = witness;
         }
+    }
+
+    /** Whether the split creating home {@code home} has raised its source chain's shift. */
+    private boolean headsPublished(long home) {
+        int oldShift = 63 - Long.numberOfLeadingZeros(home);
+        return shift(head(lowBits(home, oldShift))) > oldShift;
     }
 
     /**
@@ -726,7 +761,7 @@ final class AutoClockTable extends ClockTable {
      */
     ChainScan scanChains() {
         ChainScan scan = new ChainScan();
-        long used = usedSlots();
+        long used = homes();
         scan.homes = used;
         for (long home = 0; home < used; home++) {
             long word = head(home);

@@ -59,7 +59,11 @@ public abstract class HyperClockOptions<B extends HyperClockOptions<B>> {
         return self();
     }
 
-    /** Whether the 64-byte slots count against capacity (default true, as in RocksDB). */
+    /**
+     * Whether the 64-byte slots count against capacity (default true, as in RocksDB). A fixed
+     * table charges all its slots up front; an Auto table charges slots as it grows, outside the
+     * strict limit's check, so growth can take usage a few slots past a strict limit.
+     */
     public B chargeMetadata(boolean charge) {
         this.chargeMetadata = charge;
         return self();
