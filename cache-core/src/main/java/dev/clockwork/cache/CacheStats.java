@@ -14,6 +14,8 @@ package dev.clockwork.cache;
  * @param evictions entries evicted to make room
  * @param evictionEffortExceeded eviction sweeps that gave up because too much of what they saw
  *     was pinned (see the eviction effort cap)
+ * @param yields times a thread had to wait for another (a lock held by another thread); the
+ *     lookup path never waits
  */
 public record CacheStats(
         long hits,
@@ -23,7 +25,8 @@ public record CacheStats(
         long memoryLimitRejects,
         long admissionRejects,
         long evictions,
-        long evictionEffortExceeded) {
+        long evictionEffortExceeded,
+        long yields) {
 
     /** Hits divided by lookups, or 0 when there were none. */
     public double hitRatio() {

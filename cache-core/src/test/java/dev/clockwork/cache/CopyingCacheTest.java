@@ -333,7 +333,7 @@ class CopyingCacheTest {
 
         @Override
         public CacheStats stats() {
-            return new CacheStats(0, 0, 0, 0, 0, 0, 0, 0);
+            return new CacheStats(0, 0, 0, 0, 0, 0, 0, 0, 0);
         }
 
         @Override

@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * head. Anything that removes entries or rewrites links (erase, eviction, a split) first sets the
  * head's lock bit; while it is set no other thread changes that chain's links, and entries on it
  * cannot be freed, so their keys can be read without a reference. Waiting for a lock is the only
- * waiting in the table, and every wait is counted ({@link #yieldCount}).
+ * waiting in the table, and every wait is counted ({@code yields} in the cache's stats).
  *
  * <p><b>Lookups without locks.</b> A lookup walks the chain reading keys plainly and confirms a
  * match by taking a reference (the same check as the fixed table). It never waits; it restarts
@@ -97,7 +97,6 @@ final class AutoClockTable extends ClockTable {
     private volatile long occupancyLimit;
     /** Next home to create; runs ahead of {@link #lengthInfo} while splits are in progress. */
     private final AtomicLong growFrontier;
-    private final AtomicLong yieldCount = new AtomicLong();
 
     AutoClockTable(long maxSlots, int shardIndex, long capacity, boolean strict,
                    int evictionEffortCap, boolean chargeMetadata, CacheMemory memory) {
@@ -161,8 +160,9 @@ final class AutoClockTable extends ClockTable {
         return lengthInfo;
     }
 
+    /** Waits counted by every shard of this table's cache. */
     long yieldCount() {
-        return yieldCount.get();
+        return memory.stats.yields.sum();
     }
 
     long occupancyLimit() {
@@ -237,7 +237,7 @@ final class AutoClockTable extends ClockTable {
             }
             if (!waited) {
                 waited = true;
-                yieldCount.getAndIncrement();
+                memory.stats.yields.increment();
             }
             pause(spins);
             word = head(home);
@@ -438,6 +438,9 @@ final class AutoClockTable extends ClockTable {
      * @return the new home, or -1 if the reservation is full
      */
     private long grow() {
+        if (growFrontier.get() >= slotCount) {
+            return -1; // full: a plain read, as every insert of a full table comes here
+        }
         long growHome = growFrontier.getAndIncrement();
         if (growHome >= slotCount) {
             growFrontier.set(slotCount); // keep it from running away on repeated failures
@@ -456,7 +459,7 @@ final class AutoClockTable extends ClockTable {
             }
             if (!waited) {
                 waited = true;
-                yieldCount.getAndIncrement();
+                memory.stats.yields.increment();
             }
             pause(spins);
         }

@@ -59,7 +59,6 @@ public final class AutoHyperClockCache extends HyperClockCache {
         long entries = 0;
         long atHome = 0;
         long longest = 0;
-        long yields = 0;
         for (ClockTable table : tables) {
             AutoClockTable auto = (AutoClockTable) table;
             AutoClockTable.ChainScan scan = auto.scanChains();
@@ -68,9 +67,8 @@ public final class AutoHyperClockCache extends HyperClockCache {
             entries += scan.entries;
             atHome += scan.entriesAtHome;
             longest = Math.max(longest, scan.maxChainLength);
-            yields += auto.yieldCount();
         }
-        return new ChainReport(homes, nonEmpty, entries, atHome, longest, yields,
+        return new ChainReport(homes, nonEmpty, entries, atHome, longest, memory.stats.yields.sum(),
                 memory.stats.lookupRestarts.sum(), reservedBytes());
     }
 

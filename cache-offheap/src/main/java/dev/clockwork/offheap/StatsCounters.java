@@ -18,6 +18,8 @@ final class StatsCounters {
     final LongAdder admissionRejects = new LongAdder();
     final LongAdder evictions = new LongAdder();
     final LongAdder evictionEffortExceeded = new LongAdder();
+    /** Waits for another thread (Auto table: a chain's rewrite lock, or a split to finish). */
+    final LongAdder yields = new LongAdder();
     /** Auto table: lookups that started a chain walk again after noticing a concurrent change. */
     final LongAdder lookupRestarts = new LongAdder();
 
@@ -28,6 +30,6 @@ final class StatsCounters {
     CacheStats snapshot() {
         return new CacheStats(hits.sum(), misses.sum(), inserts.sum(), standaloneInserts.sum(),
                 memoryLimitRejects.sum(), admissionRejects.sum(), evictions.sum(),
-                evictionEffortExceeded.sum());
+                evictionEffortExceeded.sum(), yields.sum());
     }
 }
