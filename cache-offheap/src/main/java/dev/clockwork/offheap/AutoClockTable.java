@@ -475,6 +475,12 @@ final class AutoClockTable extends ClockTable {
      * later one is not left unpublished.
      */
     private void catchUpLengthInfo(long readyHome) {
+        // Two splits finishing together each store their heads and then read the other's: with
+        // only release stores and acquire loads both may read the old head (store buffering)
+        // and leave a finished home unpublished. A full fence orders our stores before our
+        // reads, so at least one of them sees the other's heads. (Found by jcstress,
+        // AutoHccGrowVsInsert.TwoSplits.) Once per grow, so its cost does not matter.
+        VarHandle.fullFence();
         long info = (long) LENGTH_INFO.getAcquire(this);
         long used = usedLength(info);
         long frontier = Math.min(growFrontier.get(), slotCount);

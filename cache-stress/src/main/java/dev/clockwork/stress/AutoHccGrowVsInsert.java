@@ -25,7 +25,9 @@ import org.openjdk.jcstress.infra.results.LLLL_Result;
  * splitting chains at once, each possibly inserting into a chain the other is splitting), or one
  * grows it while the other inserts into the chain being split.
  *
- * <p>Result fields: r1/r2 the two inserts, r3 the table length afterwards ({@code H<homes>}) and
+ * <p>Result fields: r1/r2 the two inserts, r3 the table's slots afterwards ({@code H<n>}:
+ * {@code tableSlots()}, which since 94f7a11 is the grow frontier, the homes created or being
+ * created; the published length appears as {@code _H} in an ACCT label) and
  * whether any thread had to wait for another (Y0: never; YN: an insert waited for a chain's
  * split lock, or a split for the split that created its chain), r4 the arbiter's checks: every
  * key found with its own bytes, the entry count right, every entry on exactly one chain
@@ -51,6 +53,23 @@ public class AutoHccGrowVsInsert {
             desc = "Overshoot: a grower read the occupancy limit while the other thread's split "
                     + "was done but not yet published in the length, and created a home more "
                     + "than needed. Harmless: a slightly longer table.")
+    @Outcome(id = "INSERTED, INSERTED, H[0-9]+;Y[0N], ACCT_U320_E5_C4_.*", expect = FORBIDDEN,
+            desc = "UNPUBLISHED SPLIT: lookups find all 5 keys (the presence check passed), but a "
+                    + "walk of the chains of the published homes finds only 4: a split finished "
+                    + "but its home was left out of the table length (its own catchUpLengthInfo "
+                    + "gave up on an earlier, unfinished split, and the thread that finished that "
+                    + "one published only up to its own home). Entries on that chain are out of "
+                    + "reach of eviction sweeps (and of chainReport) until a later grow, or an "
+                    + "insert that meets the split parent, publishes it.")
+    @Outcome(id = "INSERTED, INSERTED, H[0-9]+;Y[0N], ACCT_U320_E5_C5_S0_P0_L4_H6", expect = FORBIDDEN,
+            desc = "LENGTH NOT PUBLISHED: all 5 entries are on published chains, but the published "
+                    + "length stayed at 6 homes (limit 4 < occupancy 5) although home 6 was "
+                    + "created (H = tableSlots() = the grow frontier). The thread that split home 2 "
+                    + "checked whether the earlier split was ready before that split's heads were "
+                    + "visible to it, and the earlier split's thread checked home 6 before the "
+                    + "first thread's heads were visible to it: a store-buffering race in "
+                    + "catchUpLengthInfo (release stores, acquire loads, no StoreLoad fence), so "
+                    + "nobody publishes home 6 until a later grow.")
     @Outcome(expect = FORBIDDEN,
             desc = "Anything else: a refused insert, an exception, fewer than 7 homes (a limit "
                     + "below the occupancy), a key not found or with wrong bytes (MISS_x, "
