@@ -58,8 +58,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * AutoHyperClockTable, with inserts waiting for rewrite locks instead of racing them, and lookups
  * restarting instead of keeping a referenced entry to resume from.)
  *
- * <p><b>Eviction</b> sweeps homes, not slots: for each home it locks the chain, runs the clock
- * step on each entry, unlinks those it takes and frees them after unlocking.
+ * <p><b>Eviction</b> sweeps homes, not slots: for each home it runs the clock step on each
+ * entry of its chain (no lock: the step is a CAS per entry), then unlinks the entries it took,
+ * each under its chain's lock, and frees them.
  */
 final class AutoClockTable extends ClockTable {
     /** Most entries per used home; sizing the reservation assumes the same. */
@@ -657,7 +658,7 @@ final class AutoClockTable extends ClockTable {
                 continue;
             }
             if (!isEnd(word)) {
-                unlinkLocked(home, word, null);
+                unlinkLocked(home, word);
             }
             unlock(home);
             return;
@@ -665,26 +666,16 @@ final class AutoClockTable extends ClockTable {
     }
 
     /**
-     * Walks a locked chain and unlinks its entries that are not shareable. With {@code data},
-     * also runs the clock step on each entry first; entries it takes are unlinked too and left in
-     * {@code data} for the caller to free after unlocking.
+     * Walks a locked chain and unlinks its entries that are not shareable: those being removed,
+     * by us or by others (an owner marks its slot empty only after its own purge).
      */
-    private void unlinkLocked(long home, long headWord, EvictionData data) {
+    private void unlinkLocked(long home, long headWord) {
         long keptBefore = -1; // the last kept entry (-1: the head)
         boolean pending = false; // entries to unlink since keptBefore
         long word = headWord & ~LOCKED;
         for (;;) {
             long slot = isEnd(word) ? -1 : index(word) << SLOT_SHIFT;
-            boolean remove = false;
-            if (slot >= 0) {
-                if (data != null && clockUpdate(slot, data)) {
-                    data.addOwned(slot);
-                    remove = true;
-                } else {
-                    remove = !isShareable(metaOpaque(slot));
-                }
-            }
-            if (remove) {
+            if (slot >= 0 && !isShareable(metaOpaque(slot))) {
                 pending = true;
             } else {
                 if (pending) {
@@ -733,20 +724,30 @@ final class AutoClockTable extends ClockTable {
         }
     }
 
+    /**
+     * The clock step on every entry of a home's chain, walked without the lock: the clock update
+     * is a CAS on each entry's meta word, like the fixed table's, and needs no stable chain. Most
+     * visited entries are only counted down, so locking each chain would cost two atomic writes
+     * per home for nothing. A walk that strays onto another chain (its entry was just unlinked
+     * and reused) merely updates that chain's entries; entries taken for eviction are unlinked
+     * from whatever chain they are on by {@link #finishEvictions}.
+     */
     private void clockUpdateChain(long home, EvictionData data) {
-        if (isEnd(head(home))) {
-            return; // empty chain: nothing to update, no need to lock
+        long word = head(home);
+        for (long hops = 0; !isEnd(word) && hops <= slotCount; hops++) {
+            long slot = index(word) << SLOT_SHIFT;
+            if (clockUpdate(slot, data)) {
+                data.addOwned(slot);
+            }
+            // Safe to follow even for an entry we now own: its link is intact until unlinked.
+            word = next(slot);
         }
-        long word = lock(home);
-        if (!isEnd(word)) {
-            unlinkLocked(home, word, data);
-        }
-        unlock(home);
     }
 
+    /** Unlinks (under its chain's lock) and frees each entry the sweep took. */
     private void finishEvictions(EvictionData data) {
         for (int i = 0; i < data.ownedCount; i++) {
-            freeValueAndMarkEmpty(data.owned[i]);
+            removeOwned(data.owned[i]);
             memory.stats.evictions.increment();
         }
         data.ownedCount = 0;
