@@ -166,6 +166,7 @@ final class AutoClockTable extends ClockTable {
         return memory.stats.yields.sum();
     }
 
+    @Override
     long occupancyLimit() {
         return occupancyLimit;
     }

@@ -38,15 +38,6 @@ public final class AutoHyperClockCache extends HyperClockCache {
         return sum;
     }
 
-    /** Most entries the tables accept at their current size before they must grow. */
-    public long occupancyLimit() {
-        long sum = 0;
-        for (ClockTable table : tables) {
-            sum += ((AutoClockTable) table).occupancyLimit();
-        }
-        return sum;
-    }
-
     /**
      * Walks every chain of every shard (without locks, so approximately under concurrent use):
      * how full the heads are, how many entries sit in their home slot, the longest chain, and how

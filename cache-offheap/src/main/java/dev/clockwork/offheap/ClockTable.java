@@ -569,6 +569,9 @@ abstract class ClockTable extends PaddedCounters {
     /** Gives the table's memory back; called once, by {@link #freeAll}. */
     abstract void releaseTableMemory();
 
+    /** Most entries the table accepts at its current size. */
+    abstract long occupancyLimit();
+
     /** Returns whether the table can hold {@code newOccupancy} entries (growing if it can). */
     abstract boolean growIfNeeded(long newOccupancy);
 

@@ -2,12 +2,8 @@ package dev.clockwork.offheap;
 
 import static dev.clockwork.offheap.ClockMeta.ACQUIRE_ONE;
 import static dev.clockwork.offheap.ClockMeta.MAX_COUNTDOWN;
-import static dev.clockwork.offheap.ClockMeta.OCCUPIED;
-import static dev.clockwork.offheap.ClockMeta.RELEASE_ONE;
-import static dev.clockwork.offheap.ClockMeta.isEmpty;
 import static dev.clockwork.offheap.ClockMeta.isInvisible;
 import static dev.clockwork.offheap.ClockMeta.isVisible;
-import static dev.clockwork.offheap.ClockMeta.refCount;
 import static dev.clockwork.offheap.SlotLayout.SLOT_SHIFT;
 
 import java.lang.foreign.MemorySegment;
@@ -82,6 +78,7 @@ final class FixedClockTable extends ClockTable {
         NativeMemory.free(rawAddress, slotCount * SlotLayout.SLOT_BYTES);
     }
 
+    @Override
     long occupancyLimit() {
         return occupancyLimit;
     }

@@ -28,15 +28,6 @@ public final class FixedHyperClockCache extends HyperClockCache {
         return new Builder();
     }
 
-    /** Most entries the tables accept before inserts must evict for a slot. */
-    public long occupancyLimit() {
-        long sum = 0;
-        for (ClockTable table : tables) {
-            sum += ((FixedClockTable) table).occupancyLimit();
-        }
-        return sum;
-    }
-
     /**
      * Advice on {@code estimatedEntryCharge} when the table size, not the capacity, is what bounds
      * the cache, in the manner of RocksDB's {@code FixedHyperClockCache::ReportProblems}; null

@@ -509,6 +509,18 @@ public abstract class HyperClockCache implements Cache {
         return sum;
     }
 
+    /**
+     * Most entries the tables accept at their current size: beyond it an insert must first evict
+     * to free a slot (fixed tables), or grow the table (Auto tables, up to their reservation).
+     */
+    public long occupancyLimit() {
+        long sum = 0;
+        for (ClockTable table : tables) {
+            sum += table.occupancyLimit();
+        }
+        return sum;
+    }
+
     /** Slots in all tables together. */
     public long tableSlots() {
         long sum = 0;

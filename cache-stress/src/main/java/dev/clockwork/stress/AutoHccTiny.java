@@ -306,16 +306,11 @@ final class AutoHccTiny {
     }
 
     static String failure(Throwable t) {
-        return "EX_" + t.getClass().getSimpleName();
+        return Tiny.failure(t);
     }
 
     static String close(Cache cache) {
-        try {
-            cache.close();
-            return "OK";
-        } catch (RuntimeException | Error e) {
-            return failure(e);
-        }
+        return Tiny.close(cache);
     }
 
     /** Joins non-OK parts with ';', or returns {@code OK}. */
