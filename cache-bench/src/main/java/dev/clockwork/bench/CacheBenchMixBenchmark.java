@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.offheap.FixedHyperClockCache;
+import dev.clockwork.offheap.HyperClockCache;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -37,7 +38,9 @@ import org.openjdk.jmh.infra.ThreadParams;
  * pre-filled with the most popular keys.
  *
  * <ul>
- *   <li><b>Clockwork</b>: a {@link FixedHyperClockCache} of 64 MiB ({@code estimatedEntryCharge}
+ *   <li><b>Clockwork</b>: a {@link FixedHyperClockCache} ({@code table=fixed}) or an
+ *       {@link dev.clockwork.offheap.AutoHyperClockCache} ({@code table=auto}, no estimate) of
+ *       64 MiB (fixed: {@code estimatedEntryCharge}
  *       128) for 64-byte values, 256 MiB ({@code estimatedEntryCharge} 8192) for 8 KiB values;
  *       charge = value size, plus 64 bytes of slot metadata the cache adds itself. Inserts copy the
  *       thread's reusable value buffer into malloc'd native memory (no Java allocation per op).
@@ -130,7 +133,7 @@ public class CacheBenchMixBenchmark {
         }
 
         /** Keeps a handle, releasing the one it displaces. */
-        void pin(FixedHyperClockCache cache, long handle) {
+        void pin(HyperClockCache cache, long handle) {
             long oldest = pinned[pinnedNext];
             pinned[pinnedNext] = handle;
             pinnedNext = (pinnedNext + 1) & (PINNED - 1);
@@ -162,13 +165,17 @@ public class CacheBenchMixBenchmark {
 
     @State(Scope.Benchmark)
     public static class ClockworkState {
-        FixedHyperClockCache cache;
+        /** "fixed" (sized from {@code estimatedEntryCharge}) or "auto" (grown, no estimate). */
+        @Param({"fixed", "auto"})
+        String table;
+
+        HyperClockCache cache;
 
         @Setup(Level.Trial)
         public void fill(CacheBenchMixBenchmark bench) {
-            cache = FixedHyperClockCache.builder()
+            cache = HyperClockCache.newBuilder()
                     .capacity(bench.capacity)
-                    .estimatedEntryCharge(bench.estimatedEntryCharge)
+                    .estimatedEntryCharge(table.equals("auto") ? 0 : bench.estimatedEntryCharge)
                     .numShardBits(-1)
                     .build();
             byte[] value = new byte[bench.valueBytes];
@@ -214,7 +221,7 @@ public class CacheBenchMixBenchmark {
 
     // ------------------------------------------------------------------ shared bodies
 
-    private long clockworkOp(FixedHyperClockCache cache, Worker w, Lookups n) {
+    private long clockworkOp(HyperClockCache cache, Worker w, Lookups n) {
         int op = w.nextOp();
         long key = w.nextKey();
         int len = valueBytes;
