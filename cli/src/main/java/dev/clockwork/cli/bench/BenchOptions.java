@@ -165,8 +165,10 @@ public final class BenchOptions {
     @Option(names = "-report_problems", paramLabel = "<bool>", order = 25, arity = "0..1",
             defaultValue = "true", fallbackValue = "true", converter = GFlags.Bool.class,
             description = "At the end, print HyperClock table diagnostics to stderr (slot"
-                    + " occupancy, eviction effort exceeded, estimated entry charge advice), as"
-                    + " cache_bench's ReportProblems. Default: ${DEFAULT-VALUE}.")
+                    + " occupancy, eviction effort exceeded, estimated entry charge advice; for"
+                    + " the Auto table also head occupancy, entries at home, longest chain, yield"
+                    + " count and the reservation), as cache_bench's ReportProblems."
+                    + " Default: ${DEFAULT-VALUE}.")
     boolean reportProblems;
 
     @Option(names = "-degenerate_hash_bits", paramLabel = "<int32>", order = 26,
