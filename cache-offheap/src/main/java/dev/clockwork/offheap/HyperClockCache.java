@@ -521,7 +521,10 @@ public abstract class HyperClockCache implements Cache {
         return sum;
     }
 
-    /** Slots in all tables together. */
+    /**
+     * Slots in use in all tables together: every slot of a fixed table; an Auto table's slots up
+     * to its grow frontier (its reservation may hold more).
+     */
     public long tableSlots() {
         long sum = 0;
         for (ClockTable table : tables) {
