@@ -1,0 +1,70 @@
+package dev.clockwork.offheap;
+
+/**
+ * Layout of one LRU cache entry: 64 bytes of malloc'd memory, one per entry (RocksDB's
+ * {@code LRUHandle} is about 96).
+ *
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ *  |                 Hashed key, first half (h0)                  | 0
+ *  |                                                              |
+ *  +--------------------------------------------------------------+
+ *  |                 Hashed key, second half (h1)                 | 8
+ *  |                                                              |
+ *  +--------------------------------------------------------------+
+ *  |                 Value address (malloc'd)                     | 16
+ *  |                                                              |
+ *  +--------------------------------------------------------------+
+ *  |                 Charge                                       | 24
+ *  |                                                              |
+ *  +--------------------------------------------------------------+
+ *  |                 Value length                                 | 32
+ *  +--------------------------------------------------------------+
+ *  | refs (24 bits)                          | flags (8 bits)     | 36
+ *  +--------------------------------------------------------------+
+ *  |                 Next entry in the same hash bucket           | 40
+ *  |                                                              |
+ *  +--------------------------------------------------------------+
+ *  |                 LRU list: previous (newer) entry             | 48
+ *  |                                                              |
+ *  +--------------------------------------------------------------+
+ *  |                 LRU list: next (older) entry                 | 56
+ *  |                                                              |
+ *  +--------------------------------------------------------------+
+ * </pre>
+ *
+ * <p>Every field is read and written under the shard's lock (the value bytes excepted: a pinned
+ * entry's value is read without it, which the reference held makes safe), so plain accesses do.
+ */
+final class LruEntryLayout {
+    static final long ENTRY_BYTES = 64;
+
+    static final long KEY0_OFFSET = 0;
+    static final long KEY1_OFFSET = 8;
+    static final long VALUE_ADDRESS_OFFSET = 16;
+    static final long CHARGE_OFFSET = 24;
+    static final long VALUE_LENGTH_OFFSET = 32;
+    static final long REFS_AND_FLAGS_OFFSET = 36;
+    static final long HASH_NEXT_OFFSET = 40;
+    static final long LRU_PREV_OFFSET = 48;
+    static final long LRU_NEXT_OFFSET = 56;
+
+    /** Flag: the entry is in the hash table (not erased, not evicted). */
+    static final int IN_CACHE = 1;
+    /** Flag: the entry was hit since it was inserted (promotes it to the high pool). */
+    static final int HAS_HIT = 1 << 1;
+    /** Flag: the entry is on the list in the high pool. */
+    static final int IN_HIGH_POOL = 1 << 2;
+    /** Flag: the entry is on the list in the low pool. */
+    static final int IN_LOW_POOL = 1 << 3;
+    /** Flags bits 4-5: the insert priority's ordinal. */
+    static final int PRIORITY_SHIFT = 4;
+    static final int PRIORITY_MASK = 3 << PRIORITY_SHIFT;
+    static final int FLAG_BITS = 8;
+    static final int ONE_REF = 1 << FLAG_BITS;
+
+    private LruEntryLayout() {
+    }
+}
