@@ -8,32 +8,35 @@ package dev.clockwork.offheap;
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
  *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *  |                 Hashed key, first half (h0)                  | 0
+ *  |                 Next entry in the same hash bucket           | 0
  *  |                                                              |
  *  +--------------------------------------------------------------+
- *  |                 Hashed key, second half (h1)                 | 8
+ *  |                 Hashed key, first half (h0)                  | 8
  *  |                                                              |
  *  +--------------------------------------------------------------+
- *  |                 Value address (malloc'd)                     | 16
+ *  |                 Hashed key, second half (h1)                 | 16
  *  |                                                              |
  *  +--------------------------------------------------------------+
- *  |                 Charge                                       | 24
+ *  |                 Value address (malloc'd)                     | 24
  *  |                                                              |
  *  +--------------------------------------------------------------+
- *  |                 Value length                                 | 32
- *  +--------------------------------------------------------------+
- *  | refs (24 bits)                          | flags (8 bits)     | 36
- *  +--------------------------------------------------------------+
- *  |                 Next entry in the same hash bucket           | 40
+ *  |                 Charge                                       | 32
  *  |                                                              |
  *  +--------------------------------------------------------------+
- *  |                 LRU list: previous (newer) entry             | 48
+ *  |                 Value length                                 | 40
+ *  +--------------------------------------------------------------+
+ *  | refs (24 bits)                          | flags (8 bits)     | 44
+ *  +--------------------------------------------------------------+
+ *  |                 LRU list: previous (older) entry             | 48
  *  |                                                              |
  *  +--------------------------------------------------------------+
- *  |                 LRU list: next (older) entry                 | 56
+ *  |                 LRU list: next (newer) entry                 | 56
  *  |                                                              |
  *  +--------------------------------------------------------------+
  * </pre>
+ *
+ * <p>Key, value address, charge and value length sit at the offsets {@link SlotLayout} gives them,
+ * so code that reads a value through a handle serves both kinds of cache.
  *
  * <p>Every field is read and written under the shard's lock (the value bytes excepted: a pinned
  * entry's value is read without it, which the reference held makes safe), so plain accesses do.
@@ -41,13 +44,13 @@ package dev.clockwork.offheap;
 final class LruEntryLayout {
     static final long ENTRY_BYTES = 64;
 
-    static final long KEY0_OFFSET = 0;
-    static final long KEY1_OFFSET = 8;
-    static final long VALUE_ADDRESS_OFFSET = 16;
-    static final long CHARGE_OFFSET = 24;
-    static final long VALUE_LENGTH_OFFSET = 32;
-    static final long REFS_AND_FLAGS_OFFSET = 36;
-    static final long HASH_NEXT_OFFSET = 40;
+    static final long HASH_NEXT_OFFSET = 0;
+    static final long KEY0_OFFSET = SlotLayout.KEY0_OFFSET;
+    static final long KEY1_OFFSET = SlotLayout.KEY1_OFFSET;
+    static final long VALUE_ADDRESS_OFFSET = SlotLayout.VALUE_ADDRESS_OFFSET;
+    static final long CHARGE_OFFSET = SlotLayout.CHARGE_OFFSET;
+    static final long VALUE_LENGTH_OFFSET = SlotLayout.VALUE_LENGTH_OFFSET;
+    static final long REFS_AND_FLAGS_OFFSET = 44;
     static final long LRU_PREV_OFFSET = 48;
     static final long LRU_NEXT_OFFSET = 56;
 
