@@ -93,26 +93,6 @@ public abstract class HyperClockCache extends NativeCache {
         }
     }
 
-    /** Capacity of each of {@code shards} shards: the total split evenly, rounded up. */
-    static long perShardCapacity(long capacity, int shards) {
-        return (capacity + shards - 1) / shards;
-    }
-
-    /**
-     * RocksDB's default: one more shard bit per doubling of capacity over {@code minShardSize},
-     * at most 6 bits (64 shards).
-     */
-    static int defaultShardBits(long capacity, long minShardSize) {
-        int bits = 0;
-        long shards = capacity / minShardSize;
-        while ((shards >>= 1) != 0) {
-            if (++bits >= 6) {
-                return bits;
-            }
-        }
-        return bits;
-    }
-
     // ---------------------------------------------------------------- hashing and handles
 
     private int shardOf(long h0) {

@@ -1,15 +1,16 @@
 package dev.clockwork.offheap;
 
 /**
- * Layout of one LRU cache entry: 64 bytes of malloc'd memory, one per entry (RocksDB's
- * {@code LRUHandle} is about 96).
+ * Layout of one LRU cache entry: a 64-byte {@link RecordSlab} record (RocksDB's {@code LRUHandle}
+ * with its key is about 96 bytes, plus malloc's header).
  *
  * <pre>
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
  *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *  |                 Next entry in the same hash bucket           | 0
- *  |                                                              |
+ *  |        Next entry in the same hash bucket (record index)     | 0
+ *  +--------------------------------------------------------------+
+ *  |        Generation (RecordSlab: +1 each time it is handed out) | 4
  *  +--------------------------------------------------------------+
  *  |                 Hashed key, first half (h0)                  | 8
  *  |                                                              |
@@ -38,13 +39,19 @@ package dev.clockwork.offheap;
  * <p>Key, value address, charge and value length sit at the offsets {@link SlotLayout} gives them,
  * so code that reads a value through a handle serves both kinds of cache.
  *
- * <p>Every field is read and written under the shard's lock (the value bytes excepted: a pinned
- * entry's value is read without it, which the reference held makes safe), so plain accesses do.
+ * <p>Every field is written under the shard's lock, so plain accesses do. Reading a pinned entry's
+ * value, length and charge through its handle takes no lock: the reference held keeps them from
+ * changing. That path also reads the generation and refs without the lock to refuse a stale handle;
+ * a racing (buggy) caller may see them torn, but only ever reads slab memory.
+ *
+ * <p>The list links are addresses, not indexes, because they are followed on every hit; the hash
+ * link is an index so that buckets take 4 bytes.
  */
 final class LruEntryLayout {
     static final long ENTRY_BYTES = 64;
 
-    static final long HASH_NEXT_OFFSET = 0;
+    static final long HASH_NEXT_OFFSET = RecordSlab.FREE_NEXT_OFFSET;
+    static final long GENERATION_OFFSET = RecordSlab.GENERATION_OFFSET;
     static final long KEY0_OFFSET = SlotLayout.KEY0_OFFSET;
     static final long KEY1_OFFSET = SlotLayout.KEY1_OFFSET;
     static final long VALUE_ADDRESS_OFFSET = SlotLayout.VALUE_ADDRESS_OFFSET;
@@ -66,7 +73,10 @@ final class LruEntryLayout {
     static final int PRIORITY_SHIFT = 4;
     static final int PRIORITY_MASK = 3 << PRIORITY_SHIFT;
     static final int FLAG_BITS = 8;
+    // A free record has refs and flags all zero: any set bit means it holds an entry.
     static final int ONE_REF = 1 << FLAG_BITS;
+    /** Most references one entry can hold at once (24 bits). */
+    static final int MAX_REFS = (1 << (32 - FLAG_BITS)) - 1;
 
     private LruEntryLayout() {
     }

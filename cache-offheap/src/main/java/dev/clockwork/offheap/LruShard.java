@@ -1,7 +1,7 @@
 package dev.clockwork.offheap;
 
 import static dev.clockwork.offheap.LruEntryLayout.CHARGE_OFFSET;
-import static dev.clockwork.offheap.LruEntryLayout.ENTRY_BYTES;
+import static dev.clockwork.offheap.LruEntryLayout.GENERATION_OFFSET;
 import static dev.clockwork.offheap.LruEntryLayout.HAS_HIT;
 import static dev.clockwork.offheap.LruEntryLayout.HASH_NEXT_OFFSET;
 import static dev.clockwork.offheap.LruEntryLayout.IN_CACHE;
@@ -11,6 +11,7 @@ import static dev.clockwork.offheap.LruEntryLayout.KEY0_OFFSET;
 import static dev.clockwork.offheap.LruEntryLayout.KEY1_OFFSET;
 import static dev.clockwork.offheap.LruEntryLayout.LRU_NEXT_OFFSET;
 import static dev.clockwork.offheap.LruEntryLayout.LRU_PREV_OFFSET;
+import static dev.clockwork.offheap.LruEntryLayout.MAX_REFS;
 import static dev.clockwork.offheap.LruEntryLayout.ONE_REF;
 import static dev.clockwork.offheap.LruEntryLayout.PRIORITY_MASK;
 import static dev.clockwork.offheap.LruEntryLayout.PRIORITY_SHIFT;
@@ -24,62 +25,79 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * One shard of the LRU cache: a hash index and one LRU list of unreferenced entries, split into
- * three pools, all in native memory and guarded by the shard's monitor. (Work in progress for
- * issue 4: the list and pool rules; the Cache wrapper comes next.)
+ * three pools, all in native memory and guarded by the shard's monitor. The rules are RocksDB's
+ * LRUCache's (see docs/design.md).
  *
  * <p>The list runs oldest to newest along {@code next}, from {@code head.next} (evicted first) to
  * {@code head.prev} (newest), and is split into [bottom][low][high]: {@link #bottomNewest} is the
  * newest entry of the bottom pool and {@link #lowNewest} the newest of the low pool (each the
  * cursor below it, or the head, when its pool is empty). Entries on the list have no references;
  * a lookup takes an entry off the list, and its last release puts it back where its priority and
- * hit flag say: HIGH or hit to the newest end of the high pool (if that pool has capacity), else
- * HIGH, LOW or hit to the newest end of the low pool (if it has capacity), else to the newest end
- * of the bottom pool. A pool over its share of capacity passes its oldest entries down.
+ * hit flag say: HIGH or hit to the newest end of the high pool (if there is a high pool), else
+ * HIGH, LOW or hit to the newest end of the low pool (if there is one), else to the newest end of
+ * the bottom pool. A pool over its share of capacity passes its oldest entries down.
+ *
+ * <p>A monitor rather than a {@code ReentrantLock}: every critical section is a few dozen
+ * nanoseconds, and a contended monitor spins before it parks and allocates nothing.
  */
 final class LruShard {
+    /**
+     * Off only to measure what the pools cost: with the pools bypassed, every entry goes to the
+     * newest end and no cursor or pool usage is kept. A constant, so the JIT removes the dead side.
+     */
+    static final boolean POOLS = !Boolean.getBoolean("clockwork.lru.bypassPools");
+
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
     private static final int MIN_BUCKET_BITS = 4;
+    private static final Priority[] PRIORITIES = Priority.values();
 
     private final MemorySegment mem;
-    /** A dummy entry: the list's ends meet here. */
+    private final RecordSlab slab;
+    private final int shardNumber;
+    private final StatsCounters stats;
+    /** Bytes each entry adds to its charge for its record (0 unless metadata is charged). */
+    private final long metaCharge;
+    /** A dummy entry (malloc'd, not a slab record): the list's ends meet here. */
     private final long head;
-    /**
-     * A dummy entry heading a second list, of erased entries still referenced (they use the LRU
-     * links, which a referenced entry does not need), so that close can free them.
-     */
-    private final long detached;
     private long lowNewest;
     private long bottomNewest;
 
+    /** Bucket array: 4-byte record indexes, 0 = empty. */
     private long buckets;
     private int bucketBits;
     private long entryCount;
 
     private long capacity;
     private boolean strict;
+    private final boolean hasHighPool;
+    private final boolean hasLowPool;
     private final double highRatio;
     private final double lowRatio;
     private long highPoolCapacity;
     private long lowPoolCapacity;
-    /** Charge of every entry in the hash table or still referenced. */
+    /** Total charge of every entry in the hash table or still referenced. */
     private long usage;
-    /** Charge of the entries on the list (unreferenced). */
+    /** Total charge of the entries on the list (unreferenced). */
     private long listUsage;
     private long highPoolUsage;
     private long lowPoolUsage;
 
-    LruShard(MemorySegment mem, long capacity, boolean strict, double highRatio, double lowRatio) {
+    LruShard(MemorySegment mem, int shardNumber, StatsCounters stats, long capacity,
+             boolean strict, double highRatio, double lowRatio, boolean chargeMetadata) {
         this.mem = mem;
+        this.shardNumber = shardNumber;
+        this.stats = stats;
+        this.metaCharge = chargeMetadata ? LruEntryLayout.ENTRY_BYTES : 0;
         this.highRatio = highRatio;
         this.lowRatio = lowRatio;
+        this.hasHighPool = POOLS && highRatio > 0;
+        this.hasLowPool = POOLS && lowRatio > 0;
         this.strict = strict;
-        this.head = NativeMemory.allocate(ENTRY_BYTES);
+        this.slab = new RecordSlab(mem);
+        this.head = NativeMemory.allocate(LruEntryLayout.ENTRY_BYTES);
         setPrev(head, head);
         setNext(head, head);
-        this.detached = NativeMemory.allocate(ENTRY_BYTES);
-        setPrev(detached, detached);
-        setNext(detached, detached);
         this.lowNewest = head;
         this.bottomNewest = head;
         this.bucketBits = MIN_BUCKET_BITS;
@@ -87,8 +105,8 @@ final class LruShard {
         setCapacity(capacity);
     }
 
-    private long allocateBuckets(int bits) {
-        long bytes = 8L << bits;
+    private static long allocateBuckets(int bits) {
+        long bytes = 4L << bits;
         long address = NativeMemory.allocate(bytes);
         MemorySegment.ofAddress(address).reinterpret(bytes).fill((byte) 0);
         return address;
@@ -124,43 +142,63 @@ final class LruShard {
         return (refsAndFlags(e) & flag) != 0;
     }
 
-    private void setFlag(long e, int flag, boolean on) {
-        int v = refsAndFlags(e);
-        setRefsAndFlags(e, on ? v | flag : v & ~flag);
+    private void setFlags(long e, int on, int off) {
+        setRefsAndFlags(e, (refsAndFlags(e) & ~off) | on);
     }
 
-    private int refs(long e) {
-        return refsAndFlags(e) >>> LruEntryLayout.FLAG_BITS;
+    private static int refs(int refsAndFlags) {
+        return refsAndFlags >>> LruEntryLayout.FLAG_BITS;
     }
 
+    /** The charge the caller gave. */
     long charge(long e) {
         return mem.get(LONG, e + CHARGE_OFFSET);
     }
 
-    private Priority priority(long e) {
-        return Priority.values()[(refsAndFlags(e) & PRIORITY_MASK) >>> PRIORITY_SHIFT];
+    /** What the entry counts against capacity: its charge plus its record, if metadata counts. */
+    private long totalCharge(long e) {
+        return charge(e) + metaCharge;
+    }
+
+    private int hashNext(long e) {
+        return mem.get(INT, e + HASH_NEXT_OFFSET);
+    }
+
+    long key0(long e) {
+        return mem.get(LONG, e + KEY0_OFFSET);
+    }
+
+    long key1(long e) {
+        return mem.get(LONG, e + KEY1_OFFSET);
     }
 
     // ---------------------------------------------------------------- the list and its pools
 
     /** Takes an entry off the list, keeping the pool cursors and usages right. */
     private void listRemove(long e) {
-        if (lowNewest == e) {
-            lowNewest = prev(e);
-        }
-        if (bottomNewest == e) {
-            bottomNewest = prev(e);
-        }
-        setNext(prev(e), next(e));
-        setPrev(next(e), prev(e));
-        long charge = charge(e);
+        long p = prev(e);
+        long n = next(e);
+        setNext(p, n);
+        setPrev(n, p);
+        long charge = totalCharge(e);
         listUsage -= charge;
-        if (hasFlag(e, IN_HIGH_POOL)) {
-            highPoolUsage -= charge;
-        } else if (hasFlag(e, IN_LOW_POOL)) {
-            lowPoolUsage -= charge;
+        if (POOLS) {
+            if (lowNewest == e) {
+                lowNewest = p;
+            }
+            if (bottomNewest == e) {
+                bottomNewest = p;
+            }
+            int v = refsAndFlags(e);
+            if ((v & (IN_HIGH_POOL | IN_LOW_POOL)) != 0) {
+                if ((v & IN_HIGH_POOL) != 0) {
+                    highPoolUsage -= charge;
+                } else {
+                    lowPoolUsage -= charge;
+                }
+                setRefsAndFlags(e, v & ~(IN_HIGH_POOL | IN_LOW_POOL));
+            }
         }
-        setFlag(e, IN_HIGH_POOL | IN_LOW_POOL, false);
     }
 
     private void linkAfter(long at, long e) {
@@ -173,25 +211,30 @@ final class LruShard {
 
     /** Puts an unreferenced entry on the list where its priority and hit flag place it. */
     private void listInsert(long e) {
-        long charge = charge(e);
+        long charge = totalCharge(e);
         listUsage += charge;
-        Priority priority = priority(e);
-        boolean hit = hasFlag(e, HAS_HIT);
-        if (highPoolCapacity > 0 && (priority == Priority.HIGH || hit)) {
+        if (!POOLS) {
+            linkAfter(prev(head), e);
+            return;
+        }
+        int v = refsAndFlags(e);
+        boolean hit = (v & HAS_HIT) != 0;
+        int priority = (v & PRIORITY_MASK) >>> PRIORITY_SHIFT;
+        if (hasHighPool && (hit || priority == Priority.HIGH.ordinal())) {
             linkAfter(prev(head), e); // the newest end
-            setFlag(e, IN_HIGH_POOL, true);
+            setRefsAndFlags(e, v | IN_HIGH_POOL);
             highPoolUsage += charge;
             maintainPoolSizes();
-        } else if (lowPoolCapacity > 0 && (priority != Priority.BOTTOM || hit)) {
+        } else if (hasLowPool && (hit || priority != Priority.BOTTOM.ordinal())) {
             linkAfter(lowNewest, e);
-            setFlag(e, IN_LOW_POOL, true);
+            lowNewest = e;
+            setRefsAndFlags(e, v | IN_LOW_POOL);
             lowPoolUsage += charge;
             maintainPoolSizes();
-            lowNewest = e;
         } else {
             linkAfter(bottomNewest, e);
             if (bottomNewest == lowNewest) {
-                lowNewest = e; // the low pool is empty: its cursor sits on the bottom's newest
+                lowNewest = e; // an empty low pool's cursor sits on the bottom's newest
             }
             bottomNewest = e;
         }
@@ -201,78 +244,142 @@ final class LruShard {
     private void maintainPoolSizes() {
         while (highPoolUsage > highPoolCapacity) {
             lowNewest = next(lowNewest); // the high pool's oldest becomes the low pool's newest
-            setFlag(lowNewest, IN_HIGH_POOL, false);
-            setFlag(lowNewest, IN_LOW_POOL, true);
-            long charge = charge(lowNewest);
+            setFlags(lowNewest, IN_LOW_POOL, IN_HIGH_POOL);
+            long charge = totalCharge(lowNewest);
             highPoolUsage -= charge;
             lowPoolUsage += charge;
         }
         while (lowPoolUsage > lowPoolCapacity) {
             bottomNewest = next(bottomNewest);
-            setFlag(bottomNewest, IN_LOW_POOL, false);
-            lowPoolUsage -= charge(bottomNewest);
+            setFlags(bottomNewest, 0, IN_LOW_POOL);
+            lowPoolUsage -= totalCharge(bottomNewest);
         }
     }
 
     // ---------------------------------------------------------------- the hash index
 
     private long bucketOf(long h1) {
-        return buckets + ((h1 & ((1L << bucketBits) - 1)) << 3);
+        return buckets + ((h1 & ((1L << bucketBits) - 1)) << 2);
     }
 
-    /** The address of the link (a bucket or a hashNext field) that points at the key's entry. */
+    /**
+     * The address of the link (a bucket, or an entry's hash-next field) holding the index of the
+     * key's entry, or holding 0 at the end of the key's chain if it is absent.
+     */
     private long findLink(long h0, long h1) {
         long link = bucketOf(h1);
-        for (long e = mem.get(LONG, link); e != 0; e = mem.get(LONG, link)) {
+        for (int i = mem.get(INT, link); i != 0; i = mem.get(INT, link)) {
+            long e = slab.address(i);
             if (key1(e) == h1 && key0(e) == h0) {
                 return link;
             }
             link = e + HASH_NEXT_OFFSET;
         }
-        return link; // points at 0: where the key would be appended
+        return link;
     }
 
-    private void hashInsert(long e) {
+    private void hashInsert(long e, int index) {
         long bucket = bucketOf(key1(e));
-        mem.set(LONG, e + HASH_NEXT_OFFSET, mem.get(LONG, bucket));
-        mem.set(LONG, bucket, e);
+        mem.set(INT, e + HASH_NEXT_OFFSET, mem.get(INT, bucket));
+        mem.set(INT, bucket, index);
         if (++entryCount > (1L << bucketBits)) {
             resize(bucketBits + 1);
         }
     }
 
-    /** Doubles the bucket array (load factor 1, as RocksDB's LRU handle table). */
+    /** Doubles the bucket array (at load factor 1, as RocksDB's LRU handle table). */
     private void resize(int bits) {
         long old = buckets;
         int oldBits = bucketBits;
         buckets = allocateBuckets(bits);
         bucketBits = bits;
         for (long b = 0; b < (1L << oldBits); b++) {
-            long e = mem.get(LONG, old + (b << 3));
-            while (e != 0) {
-                long following = hashNext(e);
+            int i = mem.get(INT, old + (b << 2));
+            while (i != 0) {
+                long e = slab.address(i);
+                int following = hashNext(e);
                 long bucket = bucketOf(key1(e));
-                mem.set(LONG, e + HASH_NEXT_OFFSET, mem.get(LONG, bucket));
-                mem.set(LONG, bucket, e);
-                e = following;
+                mem.set(INT, e + HASH_NEXT_OFFSET, mem.get(INT, bucket));
+                mem.set(INT, bucket, i);
+                i = following;
             }
         }
-        NativeMemory.free(old, 8L << oldBits);
+        NativeMemory.free(old, 4L << oldBits);
+    }
+
+    /** Takes an entry out of the index (it must be there). */
+    private void hashRemove(long e) {
+        long link = findLink(key0(e), key1(e));
+        mem.set(INT, link, hashNext(e));
+        setFlags(e, 0, IN_CACHE);
+        entryCount--;
+    }
+
+    // ---------------------------------------------------------------- handles
+
+    private long handleOf(long e, int index) {
+        return LruHandle.of(shardNumber, index, slab.generation(e));
+    }
+
+    /**
+     * The entry a handle names, if it is pinned now; checked under the lock, so a double release
+     * or a stale handle is always refused (bar a generation wrap, see {@link LruHandle}).
+     */
+    private long pinnedEntry(long handle) {
+        long e = slab.addressOf(LruHandle.index(handle));
+        if (e < 0 || !LruHandle.sameGeneration(handle, slab.generation(e))) {
+            throw new IllegalStateException("handle " + handle
+                    + " names no entry (released and its entry freed, or not from this cache)");
+        }
+        if (refs(refsAndFlags(e)) == 0) {
+            throw new IllegalStateException("handle " + handle + " is not pinned (released twice)");
+        }
+        return e;
+    }
+
+    /**
+     * The record of a handle for reading its value without the lock. A correct caller holds a
+     * reference, so the record cannot change; a wrong one is refused when the record is free or
+     * reused, as far as a lock-free read can tell (it reads only slab memory, never freed before
+     * close).
+     */
+    long recordAddress(long handle) {
+        long e = slab.addressOf(LruHandle.index(handle));
+        if (e < 0 || !LruHandle.sameGeneration(handle, slab.generation(e))
+                || refs(refsAndFlags(e)) == 0) {
+            throw new IllegalStateException("handle " + handle + " is not pinned");
+        }
+        return e;
     }
 
     // ---------------------------------------------------------------- operations
 
-    /** Finds the key and takes a reference; returns the entry, or 0. */
+    /** Finds the key and takes a reference; returns its handle, or 0. */
     synchronized long lookup(long h0, long h1) {
-        long e = mem.get(LONG, findLink(h0, h1));
-        if (e == 0) {
+        int index = mem.get(INT, findLink(h0, h1));
+        if (index == 0) {
             return 0;
         }
-        if (refs(e) == 0) {
+        long e = slab.address(index);
+        int v = refsAndFlags(e);
+        if (refs(v) == 0) {
             listRemove(e);
+            v = refsAndFlags(e); // listRemove may clear pool flags
+        } else if (refs(v) == MAX_REFS) {
+            throw new IllegalStateException("entry already holds " + MAX_REFS + " references");
         }
-        setRefsAndFlags(e, (refsAndFlags(e) + ONE_REF) | HAS_HIT);
-        return e;
+        setRefsAndFlags(e, (v + ONE_REF) | HAS_HIT);
+        return handleOf(e, index);
+    }
+
+    /** Adds a reference to a pinned entry. */
+    synchronized void ref(long handle) {
+        long e = pinnedEntry(handle);
+        int v = refsAndFlags(e);
+        if (refs(v) == MAX_REFS) {
+            throw new IllegalStateException("entry already holds " + MAX_REFS + " references");
+        }
+        setRefsAndFlags(e, v + ONE_REF);
     }
 
     /**
@@ -281,65 +388,66 @@ final class LruShard {
      *
      * @return whether the entry was freed
      */
-    synchronized boolean release(long e, boolean eraseIfLastRef) {
-        int v = refsAndFlags(e);
-        if ((v >>> LruEntryLayout.FLAG_BITS) == 0) {
-            throw new IllegalStateException("handle is not pinned (released twice, or stale)");
-        }
-        v -= ONE_REF;
+    synchronized boolean release(long handle, boolean eraseIfLastRef) {
+        long e = pinnedEntry(handle);
+        int v = refsAndFlags(e) - ONE_REF;
         setRefsAndFlags(e, v);
-        if ((v >>> LruEntryLayout.FLAG_BITS) != 0) {
+        if (refs(v) != 0) {
             return false;
         }
-        if ((v & IN_CACHE) == 0) {
-            unlink(e); // erased while referenced: off the detached list
-        } else if (eraseIfLastRef || usage > capacity) {
+        if ((v & IN_CACHE) != 0) {
+            if (!eraseIfLastRef && usage <= capacity) {
+                listInsert(e);
+                return false;
+            }
             hashRemove(e);
-        } else {
-            listInsert(e);
-            return false;
         }
         free(e);
         return true;
     }
 
-    private void hashRemove(long e) {
-        long link = findLink(key0(e), key1(e));
-        // With racing duplicate inserts ruled out by the lock, the key's entry is e.
-        mem.set(LONG, link, hashNext(e));
-        setFlag(e, IN_CACHE, false);
-        entryCount--;
-    }
-
     private void free(long e) {
-        usage -= charge(e);
-        NativeMemory.free(valueAddress(e), valueLength(e));
-        NativeMemory.free(e, ENTRY_BYTES);
+        usage -= totalCharge(e);
+        NativeMemory.free(mem.get(LONG, e + VALUE_ADDRESS_OFFSET),
+                mem.get(INT, e + VALUE_LENGTH_OFFSET));
+        setRefsAndFlags(e, 0);
+        slab.free(slab.indexOf(e));
     }
 
     /** Evicts the oldest unreferenced entries until {@code charge} more fits, or none is left. */
     private void evictFor(long charge) {
+        long evicted = 0;
         while (usage + charge > capacity && next(head) != head) {
             long e = next(head);
             listRemove(e);
             hashRemove(e);
             free(e);
+            evicted++;
+        }
+        if (evicted != 0) {
+            stats.evictions.add(evicted);
         }
     }
 
+    /** {@link #insert}'s result when a strict limit refused an entry the caller wanted pinned. */
+    static final long REFUSED = -1;
+    /** {@link #insert}'s result for an entry dropped "as if inserted and evicted at once". */
+    static final long DROPPED = 0;
+
     /**
-     * Inserts an entry (value already copied to {@code valueAddress}) replacing any entry of the
-     * key. Returns the new entry (referenced if {@code keepRef}), 0 if it was dropped "as if
-     * inserted and evicted at once" (nothing kept), or -1 if a strict limit refused it; in both
-     * of those cases the caller frees the value.
+     * Inserts an entry whose value is already copied to {@code valueAddress}, replacing any entry
+     * of the key. Returns the new entry's handle (pinned if {@code keepRef}), or {@link #DROPPED}
+     * or {@link #REFUSED}; in those two cases the caller still owns the value.
      */
     synchronized long insert(long h0, long h1, long valueAddress, int valueLength, long charge,
                              Priority priority, boolean keepRef) {
-        evictFor(charge);
-        if (usage + charge > capacity && (strict || !keepRef)) {
-            return strict && keepRef ? -1 : 0;
+        long total = charge + metaCharge;
+        evictFor(total);
+        if (usage + total > capacity && (strict || !keepRef)) {
+            return keepRef ? REFUSED : DROPPED;
         }
-        long e = NativeMemory.allocate(ENTRY_BYTES);
+        int index = slab.allocate();
+        long e = slab.address(index);
         mem.set(LONG, e + KEY0_OFFSET, h0);
         mem.set(LONG, e + KEY1_OFFSET, h1);
         mem.set(LONG, e + VALUE_ADDRESS_OFFSET, valueAddress);
@@ -347,76 +455,71 @@ final class LruShard {
         mem.set(INT, e + VALUE_LENGTH_OFFSET, valueLength);
         setRefsAndFlags(e, IN_CACHE | (priority.ordinal() << PRIORITY_SHIFT)
                 | (keepRef ? ONE_REF : 0));
-        long old = mem.get(LONG, findLink(h0, h1));
+        int old = mem.get(INT, findLink(h0, h1));
         if (old != 0) {
-            eraseEntry(old);
+            eraseEntry(slab.address(old));
         }
-        usage += charge;
-        hashInsert(e);
+        usage += total;
+        hashInsert(e, index);
         if (!keepRef) {
             listInsert(e);
         }
-        return e;
+        return handleOf(e, index);
     }
 
     /** Removes the key; returns whether it was present. */
     synchronized boolean erase(long h0, long h1) {
-        long e = mem.get(LONG, findLink(h0, h1));
-        if (e == 0) {
+        int index = mem.get(INT, findLink(h0, h1));
+        if (index == 0) {
             return false;
         }
-        eraseEntry(e);
+        eraseEntry(slab.address(index));
         return true;
     }
 
     /** Takes an entry out of the index; frees it now if unreferenced, else at its last release. */
     private void eraseEntry(long e) {
         hashRemove(e);
-        if (refs(e) == 0) {
+        if (refs(refsAndFlags(e)) == 0) {
             listRemove(e);
             free(e);
-        } else {
-            linkAfter(detached, e);
         }
     }
 
-    private void unlink(long e) {
-        setNext(prev(e), next(e));
-        setPrev(next(e), prev(e));
-    }
-
-    /** Frees every entry and the shard's own memory; for close, when no thread can be inside. */
-    synchronized void freeAll() {
-        for (long b = 0; b < (1L << bucketBits); b++) {
-            long e = mem.get(LONG, buckets + (b << 3));
-            while (e != 0) {
-                long following = hashNext(e);
-                free(e);
-                e = following;
+    /**
+     * Frees every entry (erased ones still referenced too) and the shard's own memory; for close,
+     * when no thread can be inside. {@code raw} reads native memory without the closed arena.
+     */
+    synchronized void freeAll(MemorySegment raw) {
+        slab.forEachCarved(raw, record -> {
+            if (raw.get(INT, record + REFS_AND_FLAGS_OFFSET) != 0) {
+                NativeMemory.free(raw.get(LONG, record + VALUE_ADDRESS_OFFSET),
+                        raw.get(INT, record + VALUE_LENGTH_OFFSET));
             }
-        }
-        for (long e = next(detached); e != detached; ) {
-            long following = next(e);
-            free(e);
-            e = following;
-        }
-        NativeMemory.free(buckets, 8L << bucketBits);
-        NativeMemory.free(head, ENTRY_BYTES);
-        NativeMemory.free(detached, ENTRY_BYTES);
+        });
+        slab.freeAll(raw);
+        NativeMemory.free(buckets, 4L << bucketBits);
+        NativeMemory.free(head, LruEntryLayout.ENTRY_BYTES);
     }
 
-    // ---------------------------------------------------------------- capacity
+    // ---------------------------------------------------------------- capacity and usage
 
     synchronized void setCapacity(long capacity) {
         this.capacity = capacity;
         this.highPoolCapacity = (long) (capacity * highRatio);
         this.lowPoolCapacity = (long) (capacity * lowRatio);
-        maintainPoolSizes();
+        if (POOLS) {
+            maintainPoolSizes();
+        }
         evictFor(0);
     }
 
     synchronized void setStrict(boolean strict) {
         this.strict = strict;
+    }
+
+    synchronized boolean strict() {
+        return strict;
     }
 
     synchronized long usage() {
@@ -435,6 +538,20 @@ final class LruShard {
         return lowPoolUsage;
     }
 
+    /** Unreferenced entries' total charge in the bottom pool. */
+    synchronized long bottomPoolUsage() {
+        return listUsage - highPoolUsage - lowPoolUsage;
+    }
+
+    synchronized long entryCount() {
+        return entryCount;
+    }
+
+    /** Native bytes of the index and the records (carved slab chunks). */
+    synchronized long metadataBytes() {
+        return (4L << bucketBits) + slab.carvedRecords() * RecordSlab.RECORD_BYTES;
+    }
+
     /** The list from oldest to newest, for tests: entry addresses. */
     synchronized long[] listOrder() {
         int n = 0;
@@ -447,25 +564,5 @@ final class LruShard {
             order[i++] = e;
         }
         return order;
-    }
-
-    long key0(long e) {
-        return mem.get(LONG, e + KEY0_OFFSET);
-    }
-
-    long key1(long e) {
-        return mem.get(LONG, e + KEY1_OFFSET);
-    }
-
-    long valueAddress(long e) {
-        return mem.get(LONG, e + VALUE_ADDRESS_OFFSET);
-    }
-
-    int valueLength(long e) {
-        return mem.get(INT, e + VALUE_LENGTH_OFFSET);
-    }
-
-    long hashNext(long e) {
-        return mem.get(LONG, e + HASH_NEXT_OFFSET);
     }
 }

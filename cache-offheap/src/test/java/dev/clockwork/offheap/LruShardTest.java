@@ -8,24 +8,25 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.clockwork.cache.Priority;
+import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The list and pool rules of one LRU shard (work in progress for issue 4). */
+/** The list and pool rules of one LRU shard, read off its list. */
 class LruShardTest {
     private static final long CHARGE = 100;
     private final CacheMemory memory = new CacheMemory(false);
     private LruShard shard;
 
     private LruShard shard(long capacity, double high, double low) {
-        shard = new LruShard(memory.all(), capacity, false, high, low);
+        shard = new LruShard(memory.all(), 0, memory.stats, capacity, false, high, low, false);
         return shard;
     }
 
     @AfterEach
     void freeEverything() {
         if (shard != null) {
-            shard.freeAll();
+            shard.freeAll(MemorySegment.NULL.reinterpret(Long.MAX_VALUE));
         }
         memory.closeArena();
         assertEquals(0, NativeMemory.outstandingBytes(), "native bytes leaked");
@@ -38,7 +39,7 @@ class LruShardTest {
     private long insert(long key, Priority priority, boolean keepRef) {
         long value = NativeMemory.allocate(8);
         long e = shard.insert(key, h1(key), value, 8, CHARGE, priority, keepRef);
-        if (e <= 0) {
+        if (e == LruShard.DROPPED || e == LruShard.REFUSED) {
             NativeMemory.free(value, 8);
         }
         return e;
