@@ -115,9 +115,13 @@ public final class LruCache extends NativeCache {
     private LruShard shardOfHandle(long handle) {
         int shard = LruHandle.shard(handle);
         if (!LruHandle.tagged(handle) || shard > shardMask) {
-            throw new IllegalArgumentException("handle " + handle + " does not belong to this cache");
+            throw foreign(handle);
         }
         return shards[shard];
+    }
+
+    private static IllegalArgumentException foreign(long handle) {
+        return new IllegalArgumentException("handle " + handle + " does not belong to this cache");
     }
 
     @Override

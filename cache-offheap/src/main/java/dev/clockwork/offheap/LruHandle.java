@@ -10,8 +10,9 @@ package dev.clockwork.offheap;
  * </pre>
  *
  * <p>Bit 62 tells it from {@link dev.clockwork.cache.Cache#MISS} and from HyperClock handles. The
- * generation is the low 15 bits of the record's, so a handle kept after its entry was freed and
- * the record reused is refused, unless the record was reused a multiple of 32,768 times since.
+ * generation is the low 15 bits of the record's, which moves on each time the record is freed, so
+ * a handle kept after its entry was freed is refused, unless the record was freed a multiple of
+ * 32,768 times since.
  */
 final class LruHandle {
     static final long TAG = 1L << 62;

@@ -328,28 +328,43 @@ final class LruShard {
     private long pinnedEntry(long handle) {
         long e = slab.addressOf(LruHandle.index(handle));
         if (e < 0 || !LruHandle.sameGeneration(handle, slab.generation(e))) {
-            throw new IllegalStateException("handle " + handle
-                    + " names no entry (released and its entry freed, or not from this cache)");
+            throw noEntry(handle);
         }
         if (refs(refsAndFlags(e)) == 0) {
-            throw new IllegalStateException("handle " + handle + " is not pinned (released twice)");
+            throw notPinned(handle);
         }
         return e;
     }
 
     /**
-     * The record of a handle for reading its value without the lock. A correct caller holds a
-     * reference, so the record cannot change; a wrong one is refused when the record is free or
-     * reused, as far as a lock-free read can tell (it reads only slab memory, never freed before
-     * close).
+     * The record of a handle, for reading its value without the lock. A correct caller holds a
+     * reference, so the record cannot change. A handle whose entry was freed is refused (its
+     * record's generation moved on when it was freed). One released too early, while its entry
+     * is still cached, is not: its value is still the key's, until the entry is evicted; release
+     * and ref, under the lock, refuse it. Only slab memory is read, never freed before close.
      */
     long recordAddress(long handle) {
         long e = slab.addressOf(LruHandle.index(handle));
-        if (e < 0 || !LruHandle.sameGeneration(handle, slab.generation(e))
-                || refs(refsAndFlags(e)) == 0) {
-            throw new IllegalStateException("handle " + handle + " is not pinned");
+        if (e < 0 || !LruHandle.sameGeneration(handle, slab.generation(e))) {
+            throw noEntry(handle);
         }
         return e;
+    }
+
+    // Exceptions are built out of line, to keep the hot methods small enough to inline.
+
+    private static IllegalStateException noEntry(long handle) {
+        return new IllegalStateException("handle " + handle
+                + " names no entry (released and its entry freed, or not from this cache)");
+    }
+
+    private static IllegalStateException notPinned(long handle) {
+        return new IllegalStateException("handle " + handle
+                + " is not pinned (released twice, or its entry was freed)");
+    }
+
+    private static IllegalStateException tooManyRefs() {
+        return new IllegalStateException("entry already holds " + MAX_REFS + " references");
     }
 
     // ---------------------------------------------------------------- operations
@@ -366,7 +381,7 @@ final class LruShard {
             listRemove(e);
             v = refsAndFlags(e); // listRemove may clear pool flags
         } else if (refs(v) == MAX_REFS) {
-            throw new IllegalStateException("entry already holds " + MAX_REFS + " references");
+            throw tooManyRefs();
         }
         setRefsAndFlags(e, (v + ONE_REF) | HAS_HIT);
         return handleOf(e, index);
@@ -377,7 +392,7 @@ final class LruShard {
         long e = pinnedEntry(handle);
         int v = refsAndFlags(e);
         if (refs(v) == MAX_REFS) {
-            throw new IllegalStateException("entry already holds " + MAX_REFS + " references");
+            throw tooManyRefs();
         }
         setRefsAndFlags(e, v + ONE_REF);
     }
@@ -392,9 +407,10 @@ final class LruShard {
         long e = pinnedEntry(handle);
         int v = refsAndFlags(e) - ONE_REF;
         setRefsAndFlags(e, v);
-        if (refs(v) != 0) {
-            return false;
-        }
+        return refs(v) == 0 && lastRelease(e, v, eraseIfLastRef);
+    }
+
+    private boolean lastRelease(long e, int v, boolean eraseIfLastRef) {
         if ((v & IN_CACHE) != 0) {
             if (!eraseIfLastRef && usage <= capacity) {
                 listInsert(e);

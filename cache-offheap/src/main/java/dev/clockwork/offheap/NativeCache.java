@@ -56,8 +56,12 @@ public abstract class NativeCache implements Cache {
 
     final void checkOpen() {
         if (closed) {
-            throw new IllegalStateException("cache is closed");
+            throw closedCache();
         }
+    }
+
+    private static IllegalStateException closedCache() {
+        return new IllegalStateException("cache is closed");
     }
 
     // ---------------------------------------------------------------- the index (per cache)

@@ -2,7 +2,6 @@ package dev.clockwork.offheap;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 
 /**
@@ -20,6 +19,7 @@ import java.util.Arrays;
  *
  *   chunk table (native):  +-------------+-----------+-----------+-----+
  *                          | chunk count | chunk 0   | chunk 1   | ... |   8 bytes each
+ *                          | (diagnostic)|           |           |     |
  *                          +-------------+-----------+-----------+-----+
  *   chunk (native, 64 KiB, aligned to 64 KiB):
  *                          +--------------+----------+----------+-----+------------+
@@ -31,14 +31,14 @@ import java.util.Arrays;
  * <p>The first 64 bytes of each chunk are its header, never a record: they hold the chunk's number,
  * so a record's address gives back its index ({@link #indexOf}) with one read, and index 0 means
  * "none" in the chains that link records by index. A free record's first int holds the next free
- * index; its second int, the generation, survives until the record is handed out again, when it
- * is incremented.
+ * index; its second int, the generation, is incremented when the record is freed, so that every
+ * index-and-generation pair handed out before stops matching at once.
  *
- * <p>Allocation and freeing run under the owner's lock. {@link #addressOf} may run without it: the
- * table address is published with a release store and read with an acquire load, and a table holds
- * its own length, so a reader never pairs one table with another's length. Tables outgrown are
- * kept until close, because a reader may still hold one; together they are smaller than the
- * current table. Chunks are never returned before close: after a capacity shrink or many erases the
+ * <p>Allocation and freeing run under the owner's lock. {@link #addressOf} may run without it. It
+ * reads the published chunk count, then the table (both volatile): a table is published before any
+ * count that needs it, and holds the addresses of all chunks counted before it, so whichever table
+ * the reader gets covers the count it read. Tables outgrown are kept until close, because a reader
+ * may still hold one; together they are smaller than the current table. Chunks are never returned before close: after a capacity shrink or many erases the
  * free records stay with the slab (64 bytes per entry at the peak).
  */
 final class RecordSlab {
@@ -56,12 +56,12 @@ final class RecordSlab {
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
     private static final int FIRST_TABLE_CHUNKS = 4;
-    /** The chunk table's count word: published with release, read with acquire. */
-    private static final VarHandle COUNT = ClockTable.LONG;
 
     private final MemorySegment mem;
     /** The chunk table: [count][chunk 0][chunk 1]...; written under the owner's lock. */
     private volatile long table;
+    /** Chunks a lock-free reader may use: written after their addresses are in the table. */
+    private volatile int publishedChunks;
     /** The same address, for reads under the owner's lock (no volatile load per record). */
     private long lockedTable;
     private int tableChunks;
@@ -101,8 +101,8 @@ final class RecordSlab {
         mem.set(INT, chunk, chunks); // the header
         mem.set(LONG, t + 8 + 8L * chunks, chunk);
         chunks++;
-        // Release: a lock-free reader that sees the new count also sees the chunk's address.
-        COUNT.setRelease(mem, t, (long) chunks);
+        mem.set(LONG, t, chunks);
+        publishedChunks = chunks; // volatile: a reader that sees it also sees the address
         fresh = ((chunks - 1) << CHUNK_SHIFT) + 1; // past the header
     }
 
@@ -120,7 +120,7 @@ final class RecordSlab {
         return t;
     }
 
-    /** Hands out a record; its generation is one more than last time, its other bytes stale. */
+    /** Hands out a record: its generation as left by its last free, its other bytes stale. */
     int allocate() {
         int index = freeHead;
         if (index != 0) {
@@ -131,14 +131,14 @@ final class RecordSlab {
             }
             index = fresh++;
         }
-        long record = address(index);
-        mem.set(INT, record + GENERATION_OFFSET, mem.get(INT, record + GENERATION_OFFSET) + 1);
         return index;
     }
 
-    /** Returns a record to the free list. */
+    /** Returns a record to the free list and moves its generation on. */
     void free(int index) {
-        mem.set(INT, address(index) + FREE_NEXT_OFFSET, freeHead);
+        long record = address(index);
+        mem.set(INT, record + FREE_NEXT_OFFSET, freeHead);
+        mem.set(INT, record + GENERATION_OFFSET, mem.get(INT, record + GENERATION_OFFSET) + 1);
         freeHead = index;
     }
 
@@ -153,13 +153,11 @@ final class RecordSlab {
      * without the owner's lock, and for a made-up index.
      */
     long addressOf(int index) {
-        long t = table;
-        long count = (long) COUNT.getAcquire(mem, t);
         int chunk = index >>> CHUNK_SHIFT;
-        if (index <= 0 || chunk >= count) {
+        if (index <= 0 || chunk >= publishedChunks) {
             return -1;
         }
-        return mem.get(LONG, t + 8 + 8L * chunk)
+        return mem.get(LONG, table + 8 + 8L * chunk)
                 + ((long) (index & (RECORDS_PER_CHUNK - 1)) << RECORD_SHIFT);
     }
 
