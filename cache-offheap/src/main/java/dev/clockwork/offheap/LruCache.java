@@ -4,6 +4,7 @@ import dev.clockwork.cache.Admission;
 import dev.clockwork.cache.Args;
 import dev.clockwork.cache.Priority;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A sharded off-heap LRU cache with three priority pools, as RocksDB's LRUCache: entries, the hash
@@ -81,9 +82,11 @@ public final class LruCache extends NativeCache {
             int count = shardCount();
             long perShard = perShardCapacity(capacity, count);
             LruShard[] shards = new LruShard[count];
+            // Random per cache, so that another cache's handles do not match ours.
+            int handleSalt = ThreadLocalRandom.current().nextInt();
             try {
                 for (int i = 0; i < count; i++) {
-                    shards[i] = new LruShard(memory.all(), i, memory.stats, perShard,
+                    shards[i] = new LruShard(memory.all(), i, handleSalt, memory.stats, perShard,
                             strictCapacityLimit, highPriPoolRatio, lowPriPoolRatio,
                             chargeMetadata);
                 }

@@ -10,9 +10,11 @@ package dev.clockwork.offheap;
  * </pre>
  *
  * <p>Bit 62 tells it from {@link dev.clockwork.cache.Cache#MISS} and from HyperClock handles. The
- * generation is the low 15 bits of the record's, which moves on each time the record is freed, so
- * a handle kept after its entry was freed is refused, unless the record was freed a multiple of
- * 32,768 times since.
+ * generation field is the record's generation (odd while the record holds an entry, moved on at
+ * each allocation and free, see {@link RecordSlab}) XOR a random salt drawn per cache, low 15 bits.
+ * So a handle is refused when its record holds no entry; when its entry was freed, unless the
+ * record was reused a multiple of 16,384 times since; and when it comes from another cache, unless
+ * the salts and generations line up (about 1 in 32,768).
  */
 final class LruHandle {
     static final long TAG = 1L << 62;
@@ -26,8 +28,8 @@ final class LruHandle {
     private LruHandle() {
     }
 
-    static long of(int shard, int index, int generation) {
-        return TAG | ((long) (generation & GENERATION_MASK) << GENERATION_SHIFT)
+    static long of(int shard, int index, int generation, int salt) {
+        return TAG | ((long) ((generation ^ salt) & GENERATION_MASK) << GENERATION_SHIFT)
                 | ((long) shard << INDEX_BITS) | index;
     }
 
@@ -48,8 +50,12 @@ final class LruHandle {
         return (int) (handle >>> GENERATION_SHIFT) & GENERATION_MASK;
     }
 
-    /** Whether a record generation matches the one a handle carries. */
-    static boolean sameGeneration(long handle, int recordGeneration) {
-        return (recordGeneration & GENERATION_MASK) == generation(handle);
+    /**
+     * Whether a handle names the entry its record holds: the record holds one (odd generation)
+     * and the generations match.
+     */
+    static boolean names(long handle, int recordGeneration, int salt) {
+        return (recordGeneration & 1) != 0
+                && ((recordGeneration ^ salt) & GENERATION_MASK) == generation(handle);
     }
 }

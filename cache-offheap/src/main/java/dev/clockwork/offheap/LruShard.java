@@ -55,6 +55,8 @@ final class LruShard {
     private final MemorySegment mem;
     private final RecordSlab slab;
     private final int shardNumber;
+    /** The cache's random salt of handle generations (see {@link LruHandle}). */
+    private final int handleSalt;
     private final StatsCounters stats;
     /** Bytes each entry adds to its charge for its record (0 unless metadata is charged). */
     private final long metaCharge;
@@ -83,10 +85,12 @@ final class LruShard {
     private long highPoolUsage;
     private long lowPoolUsage;
 
-    LruShard(MemorySegment mem, int shardNumber, StatsCounters stats, long capacity,
-             boolean strict, double highRatio, double lowRatio, boolean chargeMetadata) {
+    LruShard(MemorySegment mem, int shardNumber, int handleSalt, StatsCounters stats,
+             long capacity, boolean strict, double highRatio, double lowRatio,
+             boolean chargeMetadata) {
         this.mem = mem;
         this.shardNumber = shardNumber;
+        this.handleSalt = handleSalt;
         this.stats = stats;
         this.metaCharge = chargeMetadata ? LruEntryLayout.ENTRY_BYTES : 0;
         this.highRatio = highRatio;
@@ -318,7 +322,7 @@ final class LruShard {
     // ---------------------------------------------------------------- handles
 
     private long handleOf(long e, int index) {
-        return LruHandle.of(shardNumber, index, slab.generation(e));
+        return LruHandle.of(shardNumber, index, slab.generation(e), handleSalt);
     }
 
     /**
@@ -327,7 +331,7 @@ final class LruShard {
      */
     private long pinnedEntry(long handle) {
         long e = slab.addressOf(LruHandle.index(handle));
-        if (e < 0 || !LruHandle.sameGeneration(handle, slab.generation(e))) {
+        if (e < 0 || !LruHandle.names(handle, slab.generation(e), handleSalt)) {
             throw noEntry(handle);
         }
         if (refs(refsAndFlags(e)) == 0) {
@@ -338,14 +342,16 @@ final class LruShard {
 
     /**
      * The record of a handle, for reading its value without the lock. A correct caller holds a
-     * reference, so the record cannot change. A handle whose entry was freed is refused (its
-     * record's generation moved on when it was freed). One released too early, while its entry
-     * is still cached, is not: its value is still the key's, until the entry is evicted; release
-     * and ref, under the lock, refuse it. Only slab memory is read, never freed before close.
+     * reference, so the record cannot change. A handle whose record holds no entry, or another
+     * entry than the handle's, is refused (see {@link LruHandle}). One released too early, while
+     * its entry is still cached, is not: its value is still the key's until the entry is freed;
+     * release and ref, under the lock, refuse it. Only slab memory is read, never freed before
+     * close; a caller racing a free with a stale handle can still get a view of a value being
+     * freed, which only holding the reference rules out.
      */
     long recordAddress(long handle) {
         long e = slab.addressOf(LruHandle.index(handle));
-        if (e < 0 || !LruHandle.sameGeneration(handle, slab.generation(e))) {
+        if (e < 0 || !LruHandle.names(handle, slab.generation(e), handleSalt)) {
             throw noEntry(handle);
         }
         return e;

@@ -31,8 +31,9 @@ import java.util.Arrays;
  * <p>The first 64 bytes of each chunk are its header, never a record: they hold the chunk's number,
  * so a record's address gives back its index ({@link #indexOf}) with one read, and index 0 means
  * "none" in the chains that link records by index. A free record's first int holds the next free
- * index; its second int, the generation, is incremented when the record is freed, so that every
- * index-and-generation pair handed out before stops matching at once.
+ * index. Its second int, the generation, is incremented when the record is handed out and again
+ * when it is freed: a record holds an entry exactly when its generation is odd, and every
+ * index-and-generation pair handed out before a free stops matching at once.
  *
  * <p>Allocation and freeing run under the owner's lock. {@link #addressOf} may run without it. It
  * reads the published chunk count, then the table (both volatile): a table is published before any
@@ -120,7 +121,7 @@ final class RecordSlab {
         return t;
     }
 
-    /** Hands out a record: its generation as left by its last free, its other bytes stale. */
+    /** Hands out a record: its generation moved on to an odd number, its other bytes stale. */
     int allocate() {
         int index = freeHead;
         if (index != 0) {
@@ -131,15 +132,20 @@ final class RecordSlab {
             }
             index = fresh++;
         }
+        nextGeneration(address(index));
         return index;
     }
 
-    /** Returns a record to the free list and moves its generation on. */
+    /** Returns a record to the free list; its generation moves on to an even number. */
     void free(int index) {
         long record = address(index);
         mem.set(INT, record + FREE_NEXT_OFFSET, freeHead);
-        mem.set(INT, record + GENERATION_OFFSET, mem.get(INT, record + GENERATION_OFFSET) + 1);
+        nextGeneration(record);
         freeHead = index;
+    }
+
+    private void nextGeneration(long record) {
+        mem.set(INT, record + GENERATION_OFFSET, mem.get(INT, record + GENERATION_OFFSET) + 1);
     }
 
     /** The address of a record; for indexes this slab handed out, under the owner's lock. */

@@ -19,7 +19,7 @@ class LruShardTest {
     private LruShard shard;
 
     private LruShard shard(long capacity, double high, double low) {
-        shard = new LruShard(memory.all(), 0, memory.stats, capacity, false, high, low, false);
+        shard = new LruShard(memory.all(), 0, 0x1234, memory.stats, capacity, false, high, low, false);
         return shard;
     }
 
