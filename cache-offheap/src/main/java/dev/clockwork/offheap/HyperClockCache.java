@@ -162,6 +162,11 @@ public abstract class HyperClockCache extends NativeCache {
         return tableOf(handle).rawAddress + slotOf(handle);
     }
 
+    @Override
+    void checkRecord(long handle, long lengthWord) {
+        // Nothing more to check: recordAddress bounds-checked the slot, and a slot is never freed.
+    }
+
     // ---------------------------------------------------------------- insert
 
     @Override

@@ -132,6 +132,11 @@ public final class LruCache extends NativeCache {
         return shardOfHandle(handle).recordAddress(handle);
     }
 
+    @Override
+    void checkRecord(long handle, long lengthWord) {
+        shards[LruHandle.shard(handle)].checkGeneration(handle, (int) (lengthWord >>> 32));
+    }
+
     // ---------------------------------------------------------------- operations
 
     @Override

@@ -10,7 +10,7 @@ package dev.clockwork.offheap;
  *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  *  |        Next entry in the same hash bucket (record index)     | 0
  *  +--------------------------------------------------------------+
- *  |        Generation (RecordSlab: +1 each time it is handed out) | 4
+ *  | refs (24 bits)                          | flags (8 bits)     | 4
  *  +--------------------------------------------------------------+
  *  |                 Hashed key, first half (h0)                  | 8
  *  |                                                              |
@@ -26,7 +26,7 @@ package dev.clockwork.offheap;
  *  +--------------------------------------------------------------+
  *  |                 Value length                                 | 40
  *  +--------------------------------------------------------------+
- *  | refs (24 bits)                          | flags (8 bits)     | 44
+ *  |        Generation (RecordSlab: odd while it holds an entry)  | 44
  *  +--------------------------------------------------------------+
  *  |                 LRU list: previous (older) entry             | 48
  *  |                                                              |
@@ -45,19 +45,23 @@ package dev.clockwork.offheap;
  * a racing (buggy) caller may see them torn, but only ever reads slab memory.
  *
  * <p>The list links are addresses, not indexes, because they are followed on every hit; the hash
- * link is an index so that buckets take 4 bytes.
+ * link is an index so that buckets take 4 bytes. The generation sits right after the value length
+ * so that reading a value through a handle checks the generation without another memory access
+ * (an access through a scoped segment is a bounds and liveness check in compiled code, and with
+ * one more the value path outgrows what C2 inlines, and its view escapes: 40 B per read).
  */
 final class LruEntryLayout {
     static final long ENTRY_BYTES = 64;
 
     static final long HASH_NEXT_OFFSET = RecordSlab.FREE_NEXT_OFFSET;
-    static final long GENERATION_OFFSET = RecordSlab.GENERATION_OFFSET;
+    static final long REFS_AND_FLAGS_OFFSET = 4;
     static final long KEY0_OFFSET = SlotLayout.KEY0_OFFSET;
     static final long KEY1_OFFSET = SlotLayout.KEY1_OFFSET;
     static final long VALUE_ADDRESS_OFFSET = SlotLayout.VALUE_ADDRESS_OFFSET;
     static final long CHARGE_OFFSET = SlotLayout.CHARGE_OFFSET;
     static final long VALUE_LENGTH_OFFSET = SlotLayout.VALUE_LENGTH_OFFSET;
-    static final long REFS_AND_FLAGS_OFFSET = 44;
+    /** Beside the value length: one 8-byte read gives a handle check both (see NativeCache). */
+    static final long GENERATION_OFFSET = RecordSlab.GENERATION_OFFSET;
     static final long LRU_PREV_OFFSET = 48;
     static final long LRU_NEXT_OFFSET = 56;
 

@@ -341,20 +341,29 @@ final class LruShard {
     }
 
     /**
-     * The record of a handle, for reading its value without the lock. A correct caller holds a
-     * reference, so the record cannot change. A handle whose record holds no entry, or another
-     * entry than the handle's, is refused (see {@link LruHandle}). One released too early, while
-     * its entry is still cached, is not: its value is still the key's until the entry is freed;
-     * release and ref, under the lock, refuse it. Only slab memory is read, never freed before
-     * close; a caller racing a free with a stale handle can still get a view of a value being
-     * freed, which only holding the reference rules out.
+     * The record of a handle, for reading its value without the lock, or an exception if the
+     * index lies outside the slab; the caller then checks the generation with
+     * {@link #checkGeneration}. A correct caller holds a reference, so the record cannot change.
+     * A handle whose record holds no entry, or another entry than the handle's, is refused (see
+     * {@link LruHandle}). One released too early, while its entry is still cached, is not: its
+     * value is still the key's until the entry is freed; release and ref, under the lock, refuse
+     * it. Only slab memory is read, never freed before close; a caller racing a free with a stale
+     * handle can still get a view of a value being freed, which only holding the reference rules
+     * out.
      */
     long recordAddress(long handle) {
         long e = slab.addressOf(LruHandle.index(handle));
-        if (e < 0 || !LruHandle.names(handle, slab.generation(e), handleSalt)) {
+        if (e < 0) {
             throw noEntry(handle);
         }
         return e;
+    }
+
+    /** Refuses a handle that does not name the entry its record holds now. */
+    void checkGeneration(long handle, int generation) {
+        if (!LruHandle.names(handle, generation, handleSalt)) {
+            throw noEntry(handle);
+        }
     }
 
     // Exceptions are built out of line, to keep the hot methods small enough to inline.
@@ -432,7 +441,6 @@ final class LruShard {
         usage -= totalCharge(e);
         NativeMemory.free(mem.get(LONG, e + VALUE_ADDRESS_OFFSET),
                 mem.get(INT, e + VALUE_LENGTH_OFFSET));
-        setRefsAndFlags(e, 0);
         slab.free(slab.indexOf(e));
     }
 
@@ -514,7 +522,7 @@ final class LruShard {
      */
     synchronized void freeAll(MemorySegment raw) {
         slab.forEachCarved(raw, record -> {
-            if (raw.get(INT, record + REFS_AND_FLAGS_OFFSET) != 0) {
+            if (RecordSlab.isLive(raw.get(INT, record + GENERATION_OFFSET))) {
                 NativeMemory.free(raw.get(LONG, record + VALUE_ADDRESS_OFFSET),
                         raw.get(INT, record + VALUE_LENGTH_OFFSET));
             }

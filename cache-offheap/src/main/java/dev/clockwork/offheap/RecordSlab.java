@@ -31,7 +31,7 @@ import java.util.Arrays;
  * <p>The first 64 bytes of each chunk are its header, never a record: they hold the chunk's number,
  * so a record's address gives back its index ({@link #indexOf}) with one read, and index 0 means
  * "none" in the chains that link records by index. A free record's first int holds the next free
- * index. Its second int, the generation, is incremented when the record is handed out and again
+ * index. The int at {@link #GENERATION_OFFSET}, the generation, is incremented when the record is handed out and again
  * when it is freed: a record holds an entry exactly when its generation is odd, and every
  * index-and-generation pair handed out before a free stops matching at once.
  *
@@ -52,7 +52,11 @@ final class RecordSlab {
     static final int MAX_CHUNKS = 1 << (31 - CHUNK_SHIFT);
 
     static final long FREE_NEXT_OFFSET = 0;
-    static final long GENERATION_OFFSET = 4;
+    /**
+     * Where the generation lives: the second half of a record's eighth word, so that an owner
+     * can read it with the int before it in one access (the LRU entry's value length).
+     */
+    static final long GENERATION_OFFSET = 44;
 
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
@@ -171,6 +175,11 @@ final class RecordSlab {
     int indexOf(long record) {
         int chunk = mem.get(INT, record & -CHUNK_BYTES);
         return (chunk << CHUNK_SHIFT) | (int) ((record >>> RECORD_SHIFT) & (RECORDS_PER_CHUNK - 1));
+    }
+
+    /** Whether a record holds an entry (its generation is odd). */
+    static boolean isLive(int generation) {
+        return (generation & 1) != 0;
     }
 
     int generation(long record) {
