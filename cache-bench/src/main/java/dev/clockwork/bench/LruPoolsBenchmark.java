@@ -64,7 +64,7 @@ import org.openjdk.jmh.infra.ThreadParams;
  * <ul>
  *   <li>{@code hit}: lookup + release of resident keys. {@value #HIT_ENTRIES} entries of
  *       {@value #VALUE_BYTES}-byte values, inserted {@code LOW}, in a cache with room for all of
- *       them plus 25 % (default shard count), so nothing is evicted. A lookup unlinks the entry
+ *       them plus 25 % (16 shards), so nothing is evicted. A lookup unlinks the entry
  *       from its shard's list, the release links it back (as a hit: into the high pool when there
  *       is one, demoting that pool's oldest entries when it overflows); that is where the pool
  *       code runs. Keys: a precomputed pseudo-random sequence over all entries.</li>
@@ -95,11 +95,18 @@ public class LruPoolsBenchmark {
     /** What an entry counts against capacity: its value and its 64-byte record. */
     static final long ENTRY_CHARGE = VALUE_BYTES + 64;
 
-    static final int HIT_ENTRIES = 65536;
+    /**
+     * Small enough (4,096 entries: 256 KiB of records and ~330 KiB of values) to stay in the
+     * caches, so the score is the CPU work the pool code adds, not memory stalls, which on a VM
+     * swing by 2x between iterations and would hide a few percent.
+     */
+    static final int HIT_ENTRIES = 4096;
     static final long HIT_CAPACITY = HIT_ENTRIES * ENTRY_CHARGE * 5 / 4;
     static final int HIT_SEQUENCE = 1 << 18;
 
-    static final int MIX_KEYS = 131072;
+    static final int MIX_KEYS = 8192;
+    /** 16 shards for both workloads, as a cache of a few hundred MiB would have. */
+    static final int SHARD_BITS = 4;
     static final long MIX_CAPACITY = MIX_KEYS / 2 * ENTRY_CHARGE;
     static final int MIX_SEQUENCE = 1 << 20;
     static final byte OP_LOOKUP = 0;
@@ -173,7 +180,7 @@ public class LruPoolsBenchmark {
     static LruCache build(long capacity, double high, double low) {
         return LruCache.builder()
                 .capacity(capacity)
-                .numShardBits(-1)
+                .numShardBits(SHARD_BITS)
                 .highPriPoolRatio(high)
                 .lowPriPoolRatio(low)
                 .recordStats(false)
