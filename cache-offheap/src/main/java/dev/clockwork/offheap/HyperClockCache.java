@@ -157,7 +157,7 @@ public abstract class HyperClockCache extends NativeCache {
     @Override
     long recordAddress(long handle) {
         if (isStandalone(handle)) {
-            return handle & ~STANDALONE_TAG;
+            return standaloneAddress(handle); // registered, else it could name any memory
         }
         return tableOf(handle).rawAddress + slotOf(handle);
     }

@@ -74,6 +74,13 @@ final class LruShard {
     private boolean strict;
     private final boolean hasHighPool;
     private final boolean hasLowPool;
+    /**
+     * Whether there is a high or a low pool. Without either (ratios 0/0) the list is plain LRU:
+     * every entry goes to the newest end and no cursor or pool usage needs keeping, so the list
+     * code takes exactly the path it takes with the pools compiled out, after one test of this
+     * field.
+     */
+    private final boolean pools;
     private final double highRatio;
     private final double lowRatio;
     private long highPoolCapacity;
@@ -97,6 +104,7 @@ final class LruShard {
         this.lowRatio = lowRatio;
         this.hasHighPool = POOLS && highRatio > 0;
         this.hasLowPool = POOLS && lowRatio > 0;
+        this.pools = hasHighPool || hasLowPool;
         this.strict = strict;
         this.slab = new RecordSlab(mem);
         this.head = NativeMemory.allocate(LruEntryLayout.ENTRY_BYTES);
@@ -186,7 +194,7 @@ final class LruShard {
         setPrev(n, p);
         long charge = totalCharge(e);
         listUsage -= charge;
-        if (POOLS) {
+        if (POOLS && pools) {
             if (lowNewest == e) {
                 lowNewest = p;
             }
@@ -217,7 +225,7 @@ final class LruShard {
     private void listInsert(long e) {
         long charge = totalCharge(e);
         listUsage += charge;
-        if (!POOLS) {
+        if (!POOLS || !pools) {
             linkAfter(prev(head), e);
             return;
         }
@@ -538,7 +546,7 @@ final class LruShard {
         this.capacity = capacity;
         this.highPoolCapacity = (long) (capacity * highRatio);
         this.lowPoolCapacity = (long) (capacity * lowRatio);
-        if (POOLS) {
+        if (POOLS && pools) {
             maintainPoolSizes();
         }
         evictFor(0);
