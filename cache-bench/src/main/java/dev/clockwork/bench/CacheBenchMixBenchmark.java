@@ -5,6 +5,8 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.offheap.FixedHyperClockCache;
 import dev.clockwork.offheap.HyperClockCache;
+import dev.clockwork.offheap.LruCache;
+import dev.clockwork.offheap.NativeCache;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -38,11 +40,16 @@ import org.openjdk.jmh.infra.ThreadParams;
  * pre-filled with the most popular keys.
  *
  * <ul>
- *   <li><b>Clockwork</b>: a {@link FixedHyperClockCache} ({@code table=fixed}) or an
- *       {@link dev.clockwork.offheap.AutoHyperClockCache} ({@code table=auto}, no estimate) of
+ *   <li><b>Clockwork</b>: a {@link FixedHyperClockCache} ({@code table=fixed}), an
+ *       {@link dev.clockwork.offheap.AutoHyperClockCache} ({@code table=auto}, no estimate) or an
+ *       {@link LruCache} ({@code table=lru}, default pool ratios 0.5/0, default shards) of
  *       64 MiB (fixed: {@code estimatedEntryCharge}
  *       128) for 64-byte values, 256 MiB ({@code estimatedEntryCharge} 8192) for 8 KiB values;
- *       charge = value size, plus 64 bytes of slot metadata the cache adds itself. Inserts copy the
+ *       charge = value size, plus 64 bytes of slot (LRU: record) metadata the cache adds itself.
+ *       All entries are inserted {@code LOW}: in the LRU cache they enter the bottom pool (there
+ *       is no low pool at ratio 0) and move to the high pool on their first hit. An insert of a
+ *       present key replaces the entry in the LRU cache and keeps it in the HyperClock ones.
+ *       Inserts copy the
  *       thread's reusable value buffer into malloc'd native memory (no Java allocation per op).
  *       Handles from lookup-insert and insert go into a per-thread FIFO of {@value #PINNED}
  *       handles; pushing releases the oldest. Lookup hits read the value's first long in place.
@@ -133,7 +140,7 @@ public class CacheBenchMixBenchmark {
         }
 
         /** Keeps a handle, releasing the one it displaces. */
-        void pin(HyperClockCache cache, long handle) {
+        void pin(NativeCache cache, long handle) {
             long oldest = pinned[pinnedNext];
             pinned[pinnedNext] = handle;
             pinnedNext = (pinnedNext + 1) & (PINNED - 1);
@@ -165,19 +172,29 @@ public class CacheBenchMixBenchmark {
 
     @State(Scope.Benchmark)
     public static class ClockworkState {
-        /** "fixed" (sized from {@code estimatedEntryCharge}) or "auto" (grown, no estimate). */
-        @Param({"fixed", "auto"})
+        /**
+         * HyperClock "fixed" (sized from {@code estimatedEntryCharge}) or "auto" (grown, no
+         * estimate), or "lru" ({@link LruCache}, default pool ratios); all of one capacity.
+         */
+        @Param({"fixed", "auto", "lru"})
         String table;
 
-        HyperClockCache cache;
+        NativeCache cache;
 
         @Setup(Level.Trial)
         public void fill(CacheBenchMixBenchmark bench) {
-            cache = HyperClockCache.newBuilder()
-                    .capacity(bench.capacity)
-                    .estimatedEntryCharge(table.equals("auto") ? 0 : bench.estimatedEntryCharge)
-                    .numShardBits(-1)
-                    .build();
+            cache = switch (table) {
+                case "fixed", "auto" -> HyperClockCache.newBuilder()
+                        .capacity(bench.capacity)
+                        .estimatedEntryCharge(table.equals("auto") ? 0 : bench.estimatedEntryCharge)
+                        .numShardBits(-1)
+                        .build();
+                case "lru" -> LruCache.builder()
+                        .capacity(bench.capacity)
+                        .numShardBits(-1)
+                        .build();
+                default -> throw new IllegalArgumentException("table: " + table);
+            };
             byte[] value = new byte[bench.valueBytes];
             long n = bench.prefillKeys();
             for (long k = 0; k < n; k++) {
@@ -221,7 +238,7 @@ public class CacheBenchMixBenchmark {
 
     // ------------------------------------------------------------------ shared bodies
 
-    private long clockworkOp(HyperClockCache cache, Worker w, Lookups n) {
+    private long clockworkOp(NativeCache cache, Worker w, Lookups n) {
         int op = w.nextOp();
         long key = w.nextKey();
         int len = valueBytes;

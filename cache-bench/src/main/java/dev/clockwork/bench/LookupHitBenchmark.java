@@ -6,6 +6,8 @@ import dev.clockwork.cache.Priority;
 import dev.clockwork.offheap.AutoHyperClockCache;
 import dev.clockwork.offheap.FixedHyperClockCache;
 import dev.clockwork.offheap.HyperClockCache;
+import dev.clockwork.offheap.LruCache;
+import dev.clockwork.offheap.NativeCache;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -32,10 +34,15 @@ import org.openjdk.jmh.infra.ThreadParams;
  * Measures the cost of finding an entry and, in the {@code Read} variants, reading 8 bytes of it.
  *
  * <ul>
- *   <li><b>Clockwork</b>: a {@link FixedHyperClockCache} ({@code table=fixed}) or an
- *       {@link AutoHyperClockCache} ({@code table=auto}, grown to fit while filling) holding
- *       {@code entries} 64-byte values in native memory under 16-byte keys {@code (index, 0)}. {@code lookupRelease} = lookup (pins
- *       the entry: one atomic add on its slot) + release (another); {@code lookupReadRelease} also
+ *   <li><b>Clockwork</b>: a {@link FixedHyperClockCache} ({@code table=fixed}), an
+ *       {@link AutoHyperClockCache} ({@code table=auto}, grown to fit while filling) or an
+ *       {@link LruCache} ({@code table=lru}: default pool ratios 0.5/0, capacity with room for
+ *       every entry plus 25 %, so nothing is evicted) holding
+ *       {@code entries} 64-byte values in native memory under 16-byte keys {@code (index, 0)}.
+ *       {@code lookupRelease} = lookup (HyperClock: pins the entry with one atomic add on its
+ *       slot; LRU: takes the shard's lock and unlinks the entry from its list) + release
+ *       (HyperClock: another atomic add; LRU: the lock again, and the entry goes back to the
+ *       newest end of the high pool, as a hit); {@code lookupReadRelease} also
  *       reads the value's first long through {@code value(h)}. Nothing is copied.</li>
  *   <li><b>Caffeine</b>: a bounded {@code Cache<Long, byte[]>} ({@code maximumSize = entries},
  *       maintenance run on the calling thread) holding the same number of 64-byte arrays on the
@@ -100,17 +107,24 @@ public class LookupHitBenchmark {
 
     @State(Scope.Benchmark)
     public static class ClockworkState {
-        /** Which HyperClock table: "fixed" (sized for 64-byte entries) or "auto" (grown). */
-        @Param({"fixed", "auto"})
+        /**
+         * Which cache: HyperClock "fixed" (sized for 64-byte entries) or "auto" (grown), or
+         * "lru" ({@link LruCache}, default pool ratios, room for every entry).
+         */
+        @Param({"fixed", "auto", "lru"})
         String table;
 
-        HyperClockCache cache;
+        NativeCache cache;
 
         @Setup(Level.Trial)
         public void fill(LookupHitBenchmark bench) {
             int n = bench.entries;
-            cache = table.equals("auto") ? buildAuto(n, bench.recordStats)
-                    : buildToHold(n, bench.recordStats);
+            cache = switch (table) {
+                case "auto" -> buildAuto(n, bench.recordStats);
+                case "fixed" -> buildToHold(n, bench.recordStats);
+                case "lru" -> buildLru(n, bench.recordStats);
+                default -> throw new IllegalArgumentException("table: " + table);
+            };
             byte[] value = new byte[VALUE_BYTES];
             for (int i = 0; i < n; i++) {
                 LONG_LE.set(value, 0, (long) i);
@@ -118,9 +132,16 @@ public class LookupHitBenchmark {
                     throw new IllegalStateException("insert refused at " + i);
                 }
             }
-            System.out.printf("%nclockwork %s: capacity %d B, %d shard(s), %d slots (load %.2f)%n",
-                    table, cache.capacity(), cache.numShards(), cache.tableSlots(),
-                    (double) n / cache.tableSlots());
+            if (cache instanceof HyperClockCache hcc) {
+                System.out.printf("%nclockwork %s: capacity %d B, %d shard(s), %d slots (load %.2f)%n",
+                        table, hcc.capacity(), hcc.numShards(), hcc.tableSlots(),
+                        (double) n / hcc.tableSlots());
+            } else if (cache instanceof LruCache lru) {
+                System.out.printf("%nclockwork %s: capacity %d B, %d shard(s), usage %d B,"
+                                + " metadata %d B, pools %s%n",
+                        table, lru.capacity(), lru.numShards(), lru.usage(),
+                        lru.metadataBytes(), lru.poolUsage());
+            }
             if (cache.entryCount() != n) {
                 throw new IllegalStateException("Clockwork holds " + cache.entryCount()
                         + " entries, expected " + n);
@@ -159,6 +180,19 @@ public class LookupHitBenchmark {
                 c.close();
                 capacity += capacity / 16;
             }
+        }
+
+        /**
+         * An LRU cache (default pool ratios) with room for {@code n} entries plus 25 %: each
+         * charges its value and its 64-byte record; the spare covers uneven shards.
+         */
+        static LruCache buildLru(int n, boolean recordStats) {
+            long perEntry = VALUE_BYTES + 64;
+            return LruCache.builder()
+                    .capacity(Math.max(1L << 20, (long) n * perEntry * 5 / 4))
+                    .numShardBits(-1)
+                    .recordStats(recordStats)
+                    .build();
         }
 
         /** An Auto cache with room for {@code n} entries and their slots, plus 25 %. */
@@ -213,7 +247,7 @@ public class LookupHitBenchmark {
 
     // ------------------------------------------------------------------ shared bodies
 
-    private static long lookupRelease(HyperClockCache cache, long key) {
+    private static long lookupRelease(NativeCache cache, long key) {
         long h = cache.lookup(key, 0L);
         if (h != dev.clockwork.cache.Cache.MISS) {
             cache.release(h);
@@ -221,7 +255,7 @@ public class LookupHitBenchmark {
         return h;
     }
 
-    private static long lookupReadRelease(HyperClockCache cache, long key) {
+    private static long lookupReadRelease(NativeCache cache, long key) {
         long h = cache.lookup(key, 0L);
         if (h == dev.clockwork.cache.Cache.MISS) {
             return -1;

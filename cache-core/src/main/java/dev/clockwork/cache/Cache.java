@@ -25,7 +25,7 @@ import java.lang.foreign.MemorySegment;
  *
  * <h2>Threads</h2>
  * Every method is safe to call from any thread. Lookup and release of resident entries are
- * lock-free in the HyperClock caches. {@link #close()} frees all native memory; calls racing with
+ * lock-free in the HyperClock caches, and take one shard's lock in the LRU cache. {@link #close()} frees all native memory; calls racing with
  * or following close throw {@link IllegalStateException} and never touch freed memory.
  */
 public interface Cache extends AutoCloseable {
@@ -40,13 +40,17 @@ public interface Cache extends AutoCloseable {
      * Inserts a copy of {@code value} under the key, without keeping a handle.
      *
      * <p>Returns {@code true} when the entry was accepted: it is in the cache, or it was
-     * "inserted and immediately evicted" because there was no room for it without a strict limit
-     * (as RocksDB does). Returns {@code false} when it was refused: the strict capacity limit could
-     * not be met or the admission policy said no (both counted in {@link #stats()}). An insert of a
-     * key that is already present usually keeps the present entry (and refreshes its clock); but
-     * when its search for a slot does not meet that entry first (racing inserts of one key, or a
-     * free slot ahead of it), a second copy is stored, which lookups find first. {@link #erase}
-     * removes every copy. (RocksDB's HyperClockCache behaves the same way.)
+     * "inserted and immediately evicted" because there was no room for it (HyperClock caches: only
+     * without a strict limit; LRU caches: with or without, as RocksDB's LRUCache). Returns
+     * {@code false} when it was refused: a HyperClock cache's strict capacity limit could not be
+     * met, or the admission policy said no (both counted in {@link #stats()}).
+     *
+     * <p>A key that is already present: an LRU cache replaces its entry (a pinned old entry stays
+     * readable through its handles until released). A HyperClock cache usually keeps the present
+     * entry (and refreshes its clock); but when its search for a slot does not meet that entry
+     * first (racing inserts of one key, or a free slot ahead of it), a second copy is stored,
+     * which lookups find first. {@link #erase} removes every copy. (RocksDB's caches behave the
+     * same ways.)
      *
      * @param charge what the entry counts against capacity, {@code >= 0}
      * @throws IllegalArgumentException if {@code charge} is negative or larger than the capacity
@@ -59,9 +63,10 @@ public interface Cache extends AutoCloseable {
 
     /**
      * Inserts a copy of {@code value} and returns a pinned handle to it, or {@link #MISS} if the
-     * insert was refused (strict capacity limit, admission). When the key is already present, or
-     * the table has no free slot, the handle refers to a standalone entry that lookups do not find
-     * and that is freed on its last release.
+     * insert was refused (strict capacity limit, admission). In a HyperClock cache, when the key
+     * is already present or the table has no free slot, the handle refers to a standalone entry
+     * that lookups do not find and that is freed on its last release; an LRU cache replaces the
+     * present entry.
      */
     long insertPinned(long key0, long key1, MemorySegment value, long charge, Priority priority);
 
@@ -116,7 +121,10 @@ public interface Cache extends AutoCloseable {
     /** The capacity in bytes. */
     long capacity();
 
-    /** Changes the capacity; a smaller capacity is reached by later inserts' evictions. */
+    /**
+     * Changes the capacity. A smaller capacity is reached by later inserts' evictions in a
+     * HyperClock cache, and at once (as far as entries are unpinned) in an LRU cache.
+     */
     void setCapacity(long capacity);
 
     /** Bytes charged to the cache, including metadata and pinned entries. */

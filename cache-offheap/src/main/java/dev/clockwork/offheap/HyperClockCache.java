@@ -8,7 +8,6 @@ import static dev.clockwork.offheap.ClockMeta.refCount;
 import dev.clockwork.cache.Admission;
 import dev.clockwork.cache.Args;
 import dev.clockwork.cache.Cache;
-import dev.clockwork.cache.CacheStats;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.hash.KeyHash;
 import java.lang.foreign.MemorySegment;
@@ -30,7 +29,7 @@ import org.agrona.collections.LongHashSet;
  * Table handles are bounds-checked on use, so a handle from another cache or a made-up number
  * fails with an exception; a standalone handle must be registered to be used.
  */
-public abstract class HyperClockCache implements Cache {
+public abstract class HyperClockCache extends NativeCache {
     static final long TABLE_TAG = 1L << 48;
     static final long STANDALONE_TAG = 1L << 62;
     private static final long SHARD_MASK_IN_HANDLE = 0xFFFFL;
@@ -40,23 +39,13 @@ public abstract class HyperClockCache implements Cache {
 
     final ClockTable[] tables;
     private final int shardMask;
-    private final long hashSeed;
-    private final Admission admission;
-    final CacheMemory memory;
-    private final StatsCounters stats;
     private final LongHashSet standalone = new LongHashSet();
-    private volatile boolean closed;
-    private volatile long capacity;
 
     HyperClockCache(CacheMemory memory, ClockTable[] tables, long capacity, long hashSeed,
                     Admission admission) {
-        this.memory = memory;
+        super(memory, capacity, hashSeed, admission);
         this.tables = tables;
         this.shardMask = tables.length - 1;
-        this.capacity = capacity;
-        this.hashSeed = hashSeed;
-        this.admission = admission;
-        this.stats = memory.stats;
     }
 
     /**
@@ -104,26 +93,6 @@ public abstract class HyperClockCache implements Cache {
         }
     }
 
-    /** Capacity of each of {@code shards} shards: the total split evenly, rounded up. */
-    static long perShardCapacity(long capacity, int shards) {
-        return (capacity + shards - 1) / shards;
-    }
-
-    /**
-     * RocksDB's default: one more shard bit per doubling of capacity over {@code minShardSize},
-     * at most 6 bits (64 shards).
-     */
-    static int defaultShardBits(long capacity, long minShardSize) {
-        int bits = 0;
-        long shards = capacity / minShardSize;
-        while ((shards >>= 1) != 0) {
-            if (++bits >= 6) {
-                return bits;
-            }
-        }
-        return bits;
-    }
-
     // ---------------------------------------------------------------- hashing and handles
 
     private int shardOf(long h0) {
@@ -151,32 +120,13 @@ public abstract class HyperClockCache implements Cache {
         return (handle & 0xFFFF_FFFFL) << SlotLayout.SLOT_SHIFT;
     }
 
-    final void checkOpen() {
-        if (closed) {
-            throw new IllegalStateException("cache is closed");
-        }
-    }
-
     // ---------------------------------------------------------------- lookup and release
 
     @Override
-    public long lookup(long key0, long key1) {
-        checkOpen();
-        long h0 = KeyHash.hash0(key0, key1, hashSeed);
-        long h1 = KeyHash.hash1FromHash0(h0, key1);
+    long lookupHashed(long h0, long h1) {
         int shard = shardOf(h0);
-        admission.recordAccess(key0, key1);
         long slot = tables[shard].lookup(h0, h1);
-        if (slot < 0) {
-            if (stats.recordLookups) {
-                stats.misses.increment();
-            }
-            return MISS;
-        }
-        if (stats.recordLookups) {
-            stats.hits.increment();
-        }
-        return tableHandle(shard, slot);
+        return slot < 0 ? MISS : tableHandle(shard, slot);
     }
 
     @Override
@@ -204,147 +154,26 @@ public abstract class HyperClockCache implements Cache {
 
     // ---------------------------------------------------------------- values through handles
 
-    /** The segment and offset of a handle's slot: (all memory, address) for standalone ones. */
-    private MemorySegment slotSegment(long handle) {
-        return isStandalone(handle) ? memory.all() : tableOf(handle).slots;
-    }
-
-    private static long slotOffset(long handle) {
-        return isStandalone(handle) ? handle & ~STANDALONE_TAG : slotOf(handle);
-    }
-
     @Override
-    public MemorySegment value(long handle) {
-        checkOpen();
-        MemorySegment seg = slotSegment(handle);
-        long slot = slotOffset(handle);
-        long address = seg.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot));
-        int length = seg.get(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot));
-        return memory.allReadOnly().asSlice(address, length);
-    }
-
-    @Override
-    public long valueSize(long handle) {
-        checkOpen();
-        return slotSegment(handle).get(ValueLayout.JAVA_INT,
-                SlotLayout.valueLengthOffset(slotOffset(handle)));
-    }
-
-    @Override
-    public long charge(long handle) {
-        checkOpen();
-        return slotSegment(handle).get(ValueLayout.JAVA_LONG,
-                SlotLayout.chargeOffset(slotOffset(handle)));
-    }
-
-    @Override
-    public int copyValue(long handle, byte[] dst, int offset) {
-        checkOpen();
-        Args.requireNonNull("dst", dst);
-        MemorySegment seg = slotSegment(handle);
-        long slot = slotOffset(handle);
-        long address = seg.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot));
-        int length = seg.get(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot));
-        if (offset < 0 || offset > dst.length - length) {
-            throw new IllegalArgumentException("dst has room for " + (dst.length - offset)
-                    + " bytes at offset " + offset + ", value has " + length);
+    long recordAddress(long handle) {
+        if (isStandalone(handle)) {
+            return standaloneAddress(handle); // registered, else it could name any memory
         }
-        MemorySegment.copy(memory.all(), ValueLayout.JAVA_BYTE, address, dst, offset, length);
-        return length;
+        return tableOf(handle).rawAddress + slotOf(handle);
     }
 
     @Override
-    public long copyValue(long handle, MemorySegment dst, long offset) {
-        checkOpen();
-        Args.requireNonNull("dst", dst);
-        MemorySegment seg = slotSegment(handle);
-        long slot = slotOffset(handle);
-        long address = seg.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot));
-        int length = seg.get(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot));
-        if (offset < 0 || offset > dst.byteSize() - length) {
-            throw new IllegalArgumentException("dst has room for " + (dst.byteSize() - offset)
-                    + " bytes at offset " + offset + ", value has " + length);
-        }
-        MemorySegment.copy(memory.all(), address, dst, offset, length);
-        return length;
+    void checkRecord(long handle, long lengthWord) {
+        // Nothing more to check: recordAddress bounds-checked the slot, and a slot is never freed.
     }
 
     // ---------------------------------------------------------------- insert
 
     @Override
-    public boolean insert(long key0, long key1, MemorySegment value, long charge, Priority priority) {
-        Args.requireNonNull("value", value);
-        return insert(key0, key1, value, null, 0, checkLength(value.byteSize()), charge, priority,
-                false) != MISS;
-    }
-
-    @Override
-    public boolean insert(long key0, long key1, byte[] value, int offset, int length, long charge,
-                          Priority priority) {
-        checkArray(value, offset, length);
-        return insert(key0, key1, null, value, offset, length, charge, priority, false) != MISS;
-    }
-
-    @Override
-    public long insertPinned(long key0, long key1, MemorySegment value, long charge,
-                             Priority priority) {
-        Args.requireNonNull("value", value);
-        return insert(key0, key1, value, null, 0, checkLength(value.byteSize()), charge, priority,
-                true);
-    }
-
-    @Override
-    public long insertPinned(long key0, long key1, byte[] value, int offset, int length,
-                             long charge, Priority priority) {
-        checkArray(value, offset, length);
-        return insert(key0, key1, null, value, offset, length, charge, priority, true);
-    }
-
-    private static int checkLength(long length) {
-        if (length > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("value is " + length + " bytes; at most "
-                    + Integer.MAX_VALUE + " are supported");
-        }
-        return (int) length;
-    }
-
-    private static void checkArray(byte[] value, int offset, int length) {
-        Args.requireNonNull("value", value);
-        if (offset < 0 || length < 0 || offset > value.length - length) {
-            throw new IndexOutOfBoundsException("offset " + offset + " and length " + length
-                    + " do not fit value of " + value.length + " bytes");
-        }
-    }
-
-    /**
-     * Copies the value into native memory and inserts it. Returns a handle when {@code keepRef},
-     * otherwise any non-zero number for "accepted"; {@link #MISS} when refused.
-     */
-    private long insert(long key0, long key1, MemorySegment segment, byte[] array, int offset,
-                        int length, long charge, Priority priority, boolean keepRef) {
-        checkOpen();
-        Args.requireNonNull("priority", priority);
-        Args.requireNonNegative("charge", charge);
-        if (charge > capacity) {
-            throw new IllegalArgumentException(
-                    "charge " + charge + " is larger than the capacity " + capacity);
-        }
-        if (!admission.admit(key0, key1, charge)) {
-            stats.admissionRejects.increment();
-            return MISS;
-        }
-        long h0 = KeyHash.hash0(key0, key1, hashSeed);
-        long h1 = KeyHash.hash1FromHash0(h0, key1);
+    long insertCopied(long h0, long h1, long address, int length, long charge, Priority priority,
+                      boolean keepRef) {
         int shard = shardOf(h0);
-        ClockTable table = tables[shard];
-
-        long address = NativeMemory.allocate(length);
-        if (segment != null) {
-            MemorySegment.copy(segment, 0, memory.all(), address, length);
-        } else {
-            MemorySegment.copy(array, offset, memory.all(), ValueLayout.JAVA_BYTE, address, length);
-        }
-        long result = table.insert(h0, h1, address, length, charge,
+        long result = tables[shard].insert(h0, h1, address, length, charge,
                 ClockMeta.initialCountdown(priority), keepRef);
         if (result >= 0) {
             stats.inserts.increment();
@@ -436,23 +265,12 @@ public abstract class HyperClockCache implements Cache {
     // ---------------------------------------------------------------- erase, capacity, stats
 
     @Override
-    public boolean erase(long key0, long key1) {
-        checkOpen();
-        long h0 = KeyHash.hash0(key0, key1, hashSeed);
-        long h1 = KeyHash.hash1FromHash0(h0, key1);
+    boolean eraseHashed(long h0, long h1) {
         return tables[shardOf(h0)].erase(h0, h1);
     }
 
     @Override
-    public long capacity() {
-        return capacity;
-    }
-
-    @Override
-    public void setCapacity(long capacity) {
-        checkOpen();
-        Args.requirePositive("capacity", capacity);
-        this.capacity = capacity;
+    void applyCapacity(long capacity) {
         long perShard = perShardCapacity(capacity, tables.length);
         for (ClockTable table : tables) {
             table.setCapacity(perShard);
@@ -572,23 +390,7 @@ public abstract class HyperClockCache implements Cache {
     }
 
     @Override
-    public CacheStats stats() {
-        return stats.snapshot();
-    }
-
-    /**
-     * Frees every native byte. Handles still held become invalid: using them, or any method of
-     * this cache, throws {@link IllegalStateException}, also in threads that race with close.
-     */
-    @Override
-    public void close() {
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-        }
-        memory.closeArena();
+    void freeAllNative() {
         for (ClockTable table : tables) {
             table.freeAll();
         }

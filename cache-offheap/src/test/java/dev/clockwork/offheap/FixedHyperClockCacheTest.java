@@ -126,6 +126,14 @@ class FixedHyperClockCacheTest {
         assertEquals(usageBefore - 20, cache.usage());
         assertEquals(0, cache.standaloneUsage());
         assertThrows(IllegalStateException.class, () -> cache.release(standalone));
+        // A released (freed) standalone handle, or a made-up one, is refused before any read:
+        // its address part could name any memory.
+        assertThrows(IllegalStateException.class, () -> cache.value(standalone));
+        assertThrows(IllegalStateException.class, () -> cache.valueSize(standalone));
+        long madeUp = HyperClockCache.STANDALONE_TAG | 0x10;
+        assertThrows(IllegalStateException.class, () -> cache.value(madeUp));
+        assertThrows(IllegalStateException.class,
+                () -> cache.copyValue(madeUp, new byte[64], 0));
     }
 
     @Test

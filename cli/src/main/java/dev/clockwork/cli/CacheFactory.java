@@ -7,6 +7,7 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.offheap.AutoHyperClockCache;
 import dev.clockwork.offheap.FixedHyperClockCache;
 import dev.clockwork.offheap.HyperClockCache;
+import dev.clockwork.offheap.LruCache;
 
 /**
  * Builds a cache from cache_bench-style settings, keyed by the {@code -cache_type} name. The names
@@ -22,7 +23,7 @@ public final class CacheFactory {
     public static final String AUTO_HYPER_CLOCK = "auto_hyper_clock_cache";
     /** RocksDB's default cache_type; means {@link #AUTO_HYPER_CLOCK} there. */
     public static final String HYPER_CLOCK = "hyper_clock_cache";
-    /** Sharded LRU with priority pools. */
+    /** Sharded LRU with three priority pools. */
     public static final String LRU = "lru_cache";
 
     /** Every name accepted by {@code -cache_type}, built or not. */
@@ -31,7 +32,7 @@ public final class CacheFactory {
 
     /** The names {@link #create} can build today. */
     public static final List<String> IMPLEMENTED_TYPES =
-            List.of(FIXED_HYPER_CLOCK, HYPER_CLOCK, AUTO_HYPER_CLOCK);
+            List.of(FIXED_HYPER_CLOCK, HYPER_CLOCK, AUTO_HYPER_CLOCK, LRU);
 
     /**
      * Cache settings, as cache_bench passes them.
@@ -45,10 +46,13 @@ public final class CacheFactory {
      * @param evictionEffortCap {@code -eviction_effort_cap} (HyperClock only)
      * @param hashSeed seed of the key hash; cache_bench passes {@code seed & INT32_MAX} (see
      *     {@link #hashSeedFor}), which makes a run's table layout reproducible from its seed
+     * @param highPriPoolRatio LRU only; cache_bench always uses 0.5
+     * @param lowPriPoolRatio LRU only; cache_bench always uses 0 (RocksDB's default)
      */
     public record Settings(String cacheType, long capacity, long valueBytes,
                            long valueBytesEstimate, int numShardBits,
-                           boolean strictCapacityLimit, int evictionEffortCap, long hashSeed) {
+                           boolean strictCapacityLimit, int evictionEffortCap, long hashSeed,
+                           double highPriPoolRatio, double lowPriPoolRatio) {
     }
 
     /** cache_bench's {@code hash_seed = seed & INT32_MAX} for a run with the given seed. */
@@ -107,7 +111,14 @@ public final class CacheFactory {
                 }
                 yield builder.build();
             }
-            // LRU (with hashSeed): LRUCache(capacity, numShardBits, strict=false, highPriPoolRatio=0.5).
+            case LRU -> LruCache.builder()
+                    .capacity(s.capacity())
+                    .numShardBits(s.numShardBits())
+                    .strictCapacityLimit(s.strictCapacityLimit())
+                    .highPriPoolRatio(s.highPriPoolRatio())
+                    .lowPriPoolRatio(s.lowPriPoolRatio())
+                    .hashSeed(s.hashSeed())
+                    .build();
             default -> throw new IllegalArgumentException(checkType(s.cacheType()));
         };
     }

@@ -7,8 +7,7 @@ import picocli.CommandLine.Option;
 /**
  * The flags of {@code clockwork bench}, named and defaulted as in RocksDB's cache_bench
  * ({@code cache/cache_bench_tool.cc}), except {@code -cache_type}: cache_bench defaults to
- * {@code hyper_clock_cache}, which means the auto-sizing HyperClockCache; Clockwork defaults to
- * {@code fixed_hyper_clock_cache} until the auto variant exists.
+ * {@code hyper_clock_cache}, which means the auto-sizing HyperClockCache, and so does Clockwork.
  *
  * <p>Integer flags keep their gflags types: uint32 and uint64 flags are held in {@code long}s
  * (uint64 limited to {@link Long#MAX_VALUE}).
@@ -167,7 +166,8 @@ public final class BenchOptions {
             description = "At the end, print HyperClock table diagnostics to stderr (slot"
                     + " occupancy, eviction effort exceeded, estimated entry charge advice; for"
                     + " the Auto table also head occupancy, entries at home, longest chain, yield"
-                    + " count and the reservation), as cache_bench's ReportProblems."
+                    + " count and the reservation), as cache_bench's ReportProblems; for"
+                    + " lru_cache, usage by pool and the metadata's native bytes."
                     + " Default: ${DEFAULT-VALUE}.")
     boolean reportProblems;
 
@@ -186,6 +186,20 @@ public final class BenchOptions {
                     + " hit and when a pinned handle is released, report the failures and exit"
                     + " with code 3 if there were any. Default: ${DEFAULT-VALUE}.")
     boolean verifyValues;
+
+    @Option(names = "-high_pri_pool_ratio", paramLabel = "<double>", order = 28,
+            defaultValue = "0.5",
+            description = "lru_cache only: share of capacity for the high-priority pool, where"
+                    + " entries go when they are hit (cache_bench hard-codes 0.5; 0 = no pool)."
+                    + " Default: ${DEFAULT-VALUE}.")
+    double highPriPoolRatio;
+
+    @Option(names = "-low_pri_pool_ratio", paramLabel = "<double>", order = 29,
+            defaultValue = "0.0",
+            description = "lru_cache only: share of capacity for the low-priority pool, where"
+                    + " inserts (priority LOW) enter (cache_bench leaves RocksDB's default, 0 ="
+                    + " no pool: they enter the bottom pool). Default: ${DEFAULT-VALUE}.")
+    double lowPriPoolRatio;
 
     /** Largest degenerate_hash_bits: a 64-bit word has 64 bits, and at least one must vary. */
     static final int MAX_DEGENERATE_HASH_BITS = 63;
@@ -268,6 +282,16 @@ public final class BenchOptions {
                     + " + -lookup_percent=" + lookupPercent
                     + " + -erase_percent=" + erasePercent + " = " + sum;
         }
+        if (!(highPriPoolRatio >= 0 && highPriPoolRatio <= 1)) {
+            return "-high_pri_pool_ratio must be in [0, 1], was " + highPriPoolRatio;
+        }
+        if (!(lowPriPoolRatio >= 0 && lowPriPoolRatio <= 1)) {
+            return "-low_pri_pool_ratio must be in [0, 1], was " + lowPriPoolRatio;
+        }
+        if (highPriPoolRatio + lowPriPoolRatio > 1) {
+            return "-high_pri_pool_ratio + -low_pri_pool_ratio must not exceed 1, was "
+                    + (highPriPoolRatio + lowPriPoolRatio);
+        }
         if (degenerateHashBits < 0 || degenerateHashBits > MAX_DEGENERATE_HASH_BITS) {
             return "-degenerate_hash_bits must be in [0, " + MAX_DEGENERATE_HASH_BITS + "], was "
                     + degenerateHashBits;
@@ -323,6 +347,7 @@ public final class BenchOptions {
      */
     CacheFactory.Settings cacheSettings(long seed) {
         return new CacheFactory.Settings(cacheType, cacheSize, valueBytes, valueBytesEstimate,
-                numShardBits, false, evictionEffortCap, CacheFactory.hashSeedFor(seed));
+                numShardBits, false, evictionEffortCap, CacheFactory.hashSeedFor(seed),
+                highPriPoolRatio, lowPriPoolRatio);
     }
 }

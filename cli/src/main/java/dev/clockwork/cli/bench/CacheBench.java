@@ -19,6 +19,7 @@ import dev.clockwork.cli.Main;
 import dev.clockwork.offheap.AutoHyperClockCache;
 import dev.clockwork.offheap.FixedHyperClockCache;
 import dev.clockwork.offheap.HyperClockCache;
+import dev.clockwork.offheap.LruCache;
 import dev.clockwork.offheap.NativeMemory;
 import dev.clockwork.offheap.TableReport;
 
@@ -470,6 +471,9 @@ final class CacheBench {
         if (o.reportProblems && cache instanceof HyperClockCache hcc) {
             reportProblems(hcc);
         }
+        if (o.reportProblems && cache instanceof LruCache lru) {
+            reportPools(lru);
+        }
 
         // Clockwork additions
         out.println();
@@ -516,6 +520,21 @@ final class CacheBench {
         err.flush();
     }
 
+    /** LRU diagnostics on stderr: usage by pool, and what the index and records take. */
+    private void reportPools(LruCache lru) {
+        out.println();
+        out.flush();
+        LruCache.PoolUsage pools = lru.poolUsage();
+        err.printf("Pool usage: high %s MiB, low %s MiB, bottom %s MiB, pinned %s MiB%n",
+                ProcessStats.mib(pools.high()), ProcessStats.mib(pools.low()),
+                ProcessStats.mib(pools.bottom()), ProcessStats.mib(pools.pinned()));
+        long entries = lru.entryCount();
+        long meta = lru.metadataBytes();
+        err.printf("Entries: %d, index and records: %s MiB (%.1f bytes per entry)%n", entries,
+                ProcessStats.mib(meta), entries == 0 ? 0.0 : (double) meta / entries);
+        err.flush();
+    }
+
     private void printEnv() {
         String line = "----------------------------";
         out.println(line);
@@ -542,6 +561,10 @@ final class CacheBench {
         out.printf("Value bytes         : %d%n", o.valueBytes);
         out.printf("Pinned ratio        : %s%n", CFormat.g(o.pinnedRatio));
         out.printf("Lean                : %d%n", o.lean ? 1 : 0);
+        if (cache instanceof LruCache) {
+            out.printf("High pri pool ratio : %s%n", CFormat.g(o.highPriPoolRatio));
+            out.printf("Low pri pool ratio  : %s%n", CFormat.g(o.lowPriPoolRatio));
+        }
         if (o.degenerateHashBits != 0) {
             out.printf("Degenerate hash bits: %d%n", o.degenerateHashBits);
         }

@@ -61,6 +61,27 @@ class BenchEndToEndTest {
     }
 
     @Test
+    void lruRunReportsItsPools() {
+        Object[] r = BenchFlagsTest.runMain("bench", "-cache_type=lru_cache",
+                "-cache_size=1048576", "-threads=2", "-ops_per_thread=4000", "-value_bytes=256",
+                "-seed=1", "-jit_warmup_ops=0", "-high_pri_pool_ratio=0.3",
+                "-low_pri_pool_ratio=0.3", "-verify_values");
+        String out = (String) r[1];
+        assertEquals(0, r[0], "stdout:\n" + out + "\nstderr:\n" + r[2]);
+        assertTrue(out.contains("Cache impl name     : LruCache"), out);
+        assertTrue(out.contains("High pri pool ratio : 0.3"), out);
+        assertTrue(out.contains("Low pri pool ratio  : 0.3"), out);
+        assertTrue(out.contains("Value verification failures: 0"), out);
+        assertTrue(out.contains("Native memory after close: 0 bytes"), out);
+        String err = (String) r[2];
+        assertTrue(err.matches("(?s).*Pool usage: high [0-9.]+ MiB, low [0-9.]+ MiB, bottom"
+                + " [0-9.]+ MiB, pinned [0-9.]+ MiB\n.*"), err);
+        assertTrue(err.matches("(?s).*Entries: \\d+, index and records: [0-9.]+ MiB"
+                + " \\([0-9.]+ bytes per entry\\)\n.*"), err);
+        assertTrue(!err.contains("Slot occupancy stats"), err);
+    }
+
+    @Test
     void leanWithoutPopulationOrHistograms() {
         Object[] r = BenchFlagsTest.runMain("bench", "-cache_size=1048576", "-threads=3",
                 "-ops_per_thread=1000", "-value_bytes=1000", "-lean", "-populate_cache=0",
@@ -77,7 +98,7 @@ class BenchEndToEndTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"fixed_hyper_clock_cache", "auto_hyper_clock_cache"})
+    @ValueSource(strings = {"fixed_hyper_clock_cache", "auto_hyper_clock_cache", "lru_cache"})
     void degenerateKeysWithVerifiedValues(String type) {
         Object[] r = BenchFlagsTest.runMain("bench", "-cache_type=" + type, "-cache_size=8000000",
                 "-threads=4", "-populate_cache=0", "-ops_per_thread=20000",

@@ -193,19 +193,9 @@ class BenchFlagsTest {
     @Test
     void cacheTypes() {
         for (String t : List.of("fixed_hyper_clock_cache", "hyper_clock_cache",
-                "auto_hyper_clock_cache")) {
+                "auto_hyper_clock_cache", "lru_cache")) {
             assertEquals(t, parse("-cache_type=" + t).cacheType);
         }
-        for (String t : List.of("lru_cache")) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> parse("-cache_type=" + t));
-            assertTrue(e.getMessage().contains("cache_type " + t + " is not implemented yet"),
-                    e.getMessage());
-        }
-        Object[] r = runMain("bench", "-cache_type=lru_cache");
-        assertNotEquals(0, r[0]);
-        assertTrue(((String) r[2]).contains("cache_type lru_cache is not implemented yet"),
-                (String) r[2]);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> parse("-cache_type=bogus"));
         assertTrue(e.getMessage().contains("unknown cache_type 'bogus'"), e.getMessage());
@@ -224,6 +214,26 @@ class BenchFlagsTest {
                 .getMessage().contains("-resident_ratio"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> parse("-pinned_ratio=-1"))
                 .getMessage().contains("-pinned_ratio"));
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> parse("-high_pri_pool_ratio=1.5")).getMessage()
+                .contains("-high_pri_pool_ratio must be in [0, 1]"));
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> parse("-low_pri_pool_ratio=-0.1")).getMessage()
+                .contains("-low_pri_pool_ratio must be in [0, 1]"));
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> parse("-high_pri_pool_ratio=0.7", "-low_pri_pool_ratio=0.4")).getMessage()
+                .contains("must not exceed 1"));
+    }
+
+    @Test
+    void poolRatiosDefaultAsInCacheBenchAndReachTheCache() {
+        BenchOptions o = parse();
+        assertEquals(0.5, o.highPriPoolRatio);
+        assertEquals(0.0, o.lowPriPoolRatio);
+        var settings = parse("-high_pri_pool_ratio=0.25", "-low_pri_pool_ratio=0.5")
+                .cacheSettings(1);
+        assertEquals(0.25, settings.highPriPoolRatio());
+        assertEquals(0.5, settings.lowPriPoolRatio());
     }
 
     @Test

@@ -1,0 +1,279 @@
+package dev.clockwork.offheap;
+
+import dev.clockwork.cache.Admission;
+import dev.clockwork.cache.Args;
+import dev.clockwork.cache.Priority;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * A sharded off-heap LRU cache with three priority pools, as RocksDB's LRUCache: entries, the hash
+ * index and the intrusive list live in native memory, each shard behind one short lock.
+ *
+ * <p>One list per shard, oldest to newest, is split into a bottom, a low and a high pool. An
+ * entry inserted with {@link Priority#HIGH} enters at the newest end of the high pool,
+ * {@link Priority#LOW} at the newest end of the low pool (the "mid point"), and
+ * {@link Priority#BOTTOM} at the newest end of the bottom pool; an entry that was hit goes to the
+ * high pool when it is released. The high and low pools hold at most {@code highPriPoolRatio} and
+ * {@code lowPriPoolRatio} of the capacity and pass their oldest entries down when they overflow;
+ * a ratio of 0 removes the pool, and its entries fall to the next pool that exists. Eviction takes
+ * the oldest entry of the bottom pool first. So index and filter blocks inserted HIGH, and data
+ * blocks inserted LOW, outlive a scan of BOTTOM entries, which has only the bottom pool to churn.
+ *
+ * <p>Pinned (referenced) entries are off the list and never evicted. When pinned entries leave no
+ * room, an insert is refused under a strict limit (if the caller wanted a handle), or dropped
+ * "as if inserted and evicted at once" (if not), or else stored over capacity.
+ *
+ * <p>Handles ({@link LruHandle}) name a slab record by index and generation; each use checks them,
+ * so a made-up, foreign or stale handle gets an exception, never another entry's bytes.
+ */
+public final class LruCache extends NativeCache {
+    /** RocksDB's default minimum shard size for LRUCache when choosing shard bits. */
+    static final long MIN_SHARD_BYTES = 512L << 10;
+
+    private final LruShard[] shards;
+    private final int shardMask;
+
+    private LruCache(CacheMemory memory, LruShard[] shards, long capacity, long hashSeed,
+                     Admission admission) {
+        super(memory, capacity, hashSeed, admission);
+        this.shards = shards;
+        this.shardMask = shards.length - 1;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Options of an {@link LruCache}; see {@link CacheOptions} for the shared ones. */
+    public static final class Builder extends CacheOptions<Builder> {
+        private double highPriPoolRatio = 0.5;
+        private double lowPriPoolRatio = 0.0;
+
+        private Builder() {
+        }
+
+        @Override
+        long minShardBytes() {
+            return MIN_SHARD_BYTES;
+        }
+
+        /** Share of capacity for the high pool, 0..1 (default 0.5, as RocksDB); 0: no pool. */
+        public Builder highPriPoolRatio(double ratio) {
+            this.highPriPoolRatio = ratio;
+            return this;
+        }
+
+        /** Share of capacity for the low pool, 0..1 (default 0, as RocksDB); 0: no pool. */
+        public Builder lowPriPoolRatio(double ratio) {
+            this.lowPriPoolRatio = ratio;
+            return this;
+        }
+
+        public LruCache build() {
+            validate();
+            Args.requireInRange("highPriPoolRatio", highPriPoolRatio, 0.0, 1.0);
+            Args.requireInRange("lowPriPoolRatio", lowPriPoolRatio, 0.0, 1.0);
+            if (highPriPoolRatio + lowPriPoolRatio > 1.0) {
+                throw new IllegalArgumentException("highPriPoolRatio + lowPriPoolRatio is "
+                        + (highPriPoolRatio + lowPriPoolRatio) + "; at most 1.0");
+            }
+            CacheMemory memory = new CacheMemory(recordStats);
+            int count = shardCount();
+            long perShard = perShardCapacity(capacity, count);
+            LruShard[] shards = new LruShard[count];
+            // Random per cache, so that another cache's handles do not match ours.
+            int handleSalt = ThreadLocalRandom.current().nextInt();
+            try {
+                for (int i = 0; i < count; i++) {
+                    shards[i] = new LruShard(memory.all(), i, handleSalt, memory.stats, perShard,
+                            strictCapacityLimit, highPriPoolRatio, lowPriPoolRatio,
+                            chargeMetadata);
+                }
+            } catch (RuntimeException | Error e) {
+                memory.closeArena();
+                freeShards(shards);
+                throw e;
+            }
+            return new LruCache(memory, shards, capacity, hashSeed, admission);
+        }
+    }
+
+    private static void freeShards(LruShard[] shards) {
+        MemorySegment raw = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+        for (LruShard shard : shards) {
+            if (shard != null) {
+                shard.freeAll(raw);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- shards and handles
+
+    private LruShard shardOf(long h0) {
+        return shards[(int) (h0 >>> 32) & shardMask];
+    }
+
+    /** The shard a handle names, or an exception if it cannot be one of ours. */
+    private LruShard shardOfHandle(long handle) {
+        int shard = LruHandle.shard(handle);
+        if (!LruHandle.tagged(handle) || shard > shardMask) {
+            throw foreign(handle);
+        }
+        return shards[shard];
+    }
+
+    private static IllegalArgumentException foreign(long handle) {
+        return new IllegalArgumentException("handle " + handle + " does not belong to this cache");
+    }
+
+    @Override
+    long recordAddress(long handle) {
+        return shardOfHandle(handle).recordAddress(handle);
+    }
+
+    @Override
+    void checkRecord(long handle, long lengthWord) {
+        shards[LruHandle.shard(handle)].checkGeneration(handle, (int) (lengthWord >>> 32));
+    }
+
+    // ---------------------------------------------------------------- operations
+
+    @Override
+    long lookupHashed(long h0, long h1) {
+        return shardOf(h0).lookup(h0, h1);
+    }
+
+    @Override
+    public boolean release(long handle, boolean eraseIfLastRef) {
+        checkOpen();
+        return shardOfHandle(handle).release(handle, eraseIfLastRef);
+    }
+
+    @Override
+    public void ref(long handle) {
+        checkOpen();
+        shardOfHandle(handle).ref(handle);
+    }
+
+    @Override
+    long insertCopied(long h0, long h1, long address, int length, long charge, Priority priority,
+                      boolean keepRef) {
+        long result = shardOf(h0).insert(h0, h1, address, length, charge, priority, keepRef);
+        if (result != LruShard.DROPPED && result != LruShard.REFUSED) {
+            stats.inserts.increment();
+            return keepRef ? result : 1;
+        }
+        NativeMemory.free(address, length);
+        if (result == LruShard.REFUSED) {
+            stats.memoryLimitRejects.increment();
+            return MISS;
+        }
+        return keepRef ? MISS : 1; // dropped: as if inserted and evicted at once
+    }
+
+    @Override
+    boolean eraseHashed(long h0, long h1) {
+        return shardOf(h0).erase(h0, h1);
+    }
+
+    // ---------------------------------------------------------------- capacity and usage
+
+    @Override
+    void applyCapacity(long capacity) {
+        long perShard = perShardCapacity(capacity, shards.length);
+        for (LruShard shard : shards) {
+            shard.setCapacity(perShard);
+        }
+    }
+
+    @Override
+    public long usage() {
+        long sum = 0;
+        for (LruShard shard : shards) {
+            sum += shard.usage();
+        }
+        return sum;
+    }
+
+    @Override
+    public long pinnedUsage() {
+        long sum = 0;
+        for (LruShard shard : shards) {
+            sum += shard.pinnedUsage();
+        }
+        return sum;
+    }
+
+    /**
+     * Usage by pool, summed over shards (each shard read under its lock; the sum is not atomic
+     * across shards).
+     */
+    public PoolUsage poolUsage() {
+        checkOpen();
+        long high = 0;
+        long low = 0;
+        long bottom = 0;
+        long pinned = 0;
+        for (LruShard shard : shards) {
+            synchronized (shard) {
+                high += shard.highPoolUsage();
+                low += shard.lowPoolUsage();
+                bottom += shard.bottomPoolUsage();
+                pinned += shard.pinnedUsage();
+            }
+        }
+        return new PoolUsage(high, low, bottom, pinned);
+    }
+
+    /**
+     * Usage split by where entries are: the three pools of the list (unreferenced entries) and
+     * pinned entries, off the list. Each includes the 64-byte records when metadata is charged.
+     */
+    public record PoolUsage(long high, long low, long bottom, long pinned) {
+        public long total() {
+            return high + low + bottom + pinned;
+        }
+    }
+
+    @Override
+    public boolean strictCapacityLimit() {
+        return shards[0].strict();
+    }
+
+    @Override
+    public void setStrictCapacityLimit(boolean strict) {
+        checkOpen();
+        for (LruShard shard : shards) {
+            shard.setStrict(strict);
+        }
+    }
+
+    @Override
+    public long entryCount() {
+        long sum = 0;
+        for (LruShard shard : shards) {
+            sum += shard.entryCount();
+        }
+        return sum;
+    }
+
+    /** Native bytes of the indexes and entry records (not the values). */
+    public long metadataBytes() {
+        checkOpen();
+        long sum = 0;
+        for (LruShard shard : shards) {
+            sum += shard.metadataBytes();
+        }
+        return sum;
+    }
+
+    public int numShards() {
+        return shards.length;
+    }
+
+    @Override
+    void freeAllNative() {
+        freeShards(shards);
+    }
+}

@@ -1,0 +1,606 @@
+package dev.clockwork.offheap;
+
+import static dev.clockwork.offheap.LruEntryLayout.CHARGE_OFFSET;
+import static dev.clockwork.offheap.LruEntryLayout.GENERATION_OFFSET;
+import static dev.clockwork.offheap.LruEntryLayout.HAS_HIT;
+import static dev.clockwork.offheap.LruEntryLayout.HASH_NEXT_OFFSET;
+import static dev.clockwork.offheap.LruEntryLayout.IN_CACHE;
+import static dev.clockwork.offheap.LruEntryLayout.IN_HIGH_POOL;
+import static dev.clockwork.offheap.LruEntryLayout.IN_LOW_POOL;
+import static dev.clockwork.offheap.LruEntryLayout.KEY0_OFFSET;
+import static dev.clockwork.offheap.LruEntryLayout.KEY1_OFFSET;
+import static dev.clockwork.offheap.LruEntryLayout.LRU_NEXT_OFFSET;
+import static dev.clockwork.offheap.LruEntryLayout.LRU_PREV_OFFSET;
+import static dev.clockwork.offheap.LruEntryLayout.MAX_REFS;
+import static dev.clockwork.offheap.LruEntryLayout.ONE_REF;
+import static dev.clockwork.offheap.LruEntryLayout.PRIORITY_MASK;
+import static dev.clockwork.offheap.LruEntryLayout.PRIORITY_SHIFT;
+import static dev.clockwork.offheap.LruEntryLayout.REFS_AND_FLAGS_OFFSET;
+import static dev.clockwork.offheap.LruEntryLayout.VALUE_ADDRESS_OFFSET;
+import static dev.clockwork.offheap.LruEntryLayout.VALUE_LENGTH_OFFSET;
+
+import dev.clockwork.cache.Priority;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * One shard of the LRU cache: a hash index and one LRU list of unreferenced entries, split into
+ * three pools, all in native memory and guarded by the shard's monitor. The rules are RocksDB's
+ * LRUCache's (see docs/design.md).
+ *
+ * <p>The list runs oldest to newest along {@code next}, from {@code head.next} (evicted first) to
+ * {@code head.prev} (newest), and is split into [bottom][low][high]: {@link #bottomNewest} is the
+ * newest entry of the bottom pool and {@link #lowNewest} the newest of the low pool (each the
+ * cursor below it, or the head, when its pool is empty). Entries on the list have no references;
+ * a lookup takes an entry off the list, and its last release puts it back where its priority and
+ * hit flag say: HIGH or hit to the newest end of the high pool (if there is a high pool), else
+ * HIGH, LOW or hit to the newest end of the low pool (if there is one), else to the newest end of
+ * the bottom pool. A pool over its share of capacity passes its oldest entries down.
+ *
+ * <p>A monitor rather than a {@code ReentrantLock}: every critical section is a few dozen
+ * nanoseconds, and a contended monitor spins before it parks and allocates nothing.
+ */
+final class LruShard {
+    /**
+     * Off only to measure what the pools cost: with the pools bypassed, every entry goes to the
+     * newest end and no cursor or pool usage is kept. A constant, so the JIT removes the dead side.
+     */
+    static final boolean POOLS = !Boolean.getBoolean("clockwork.lru.bypassPools");
+
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
+    private static final int MIN_BUCKET_BITS = 4;
+    private static final Priority[] PRIORITIES = Priority.values();
+
+    private final MemorySegment mem;
+    private final RecordSlab slab;
+    private final int shardNumber;
+    /** The cache's random salt of handle generations (see {@link LruHandle}). */
+    private final int handleSalt;
+    private final StatsCounters stats;
+    /** Bytes each entry adds to its charge for its record (0 unless metadata is charged). */
+    private final long metaCharge;
+    /** A dummy entry (malloc'd, not a slab record): the list's ends meet here. */
+    private final long head;
+    private long lowNewest;
+    private long bottomNewest;
+
+    /** Bucket array: 4-byte record indexes, 0 = empty. */
+    private long buckets;
+    private int bucketBits;
+    private long entryCount;
+
+    private long capacity;
+    private boolean strict;
+    private final boolean hasHighPool;
+    private final boolean hasLowPool;
+    /**
+     * Whether there is a high or a low pool. Without either (ratios 0/0) the list is plain LRU:
+     * every entry goes to the newest end and no cursor or pool usage needs keeping, so the list
+     * code takes exactly the path it takes with the pools compiled out, after one test of this
+     * field.
+     */
+    private final boolean pools;
+    private final double highRatio;
+    private final double lowRatio;
+    private long highPoolCapacity;
+    private long lowPoolCapacity;
+    /** Total charge of every entry in the hash table or still referenced. */
+    private long usage;
+    /** Total charge of the entries on the list (unreferenced). */
+    private long listUsage;
+    private long highPoolUsage;
+    private long lowPoolUsage;
+
+    LruShard(MemorySegment mem, int shardNumber, int handleSalt, StatsCounters stats,
+             long capacity, boolean strict, double highRatio, double lowRatio,
+             boolean chargeMetadata) {
+        this.mem = mem;
+        this.shardNumber = shardNumber;
+        this.handleSalt = handleSalt;
+        this.stats = stats;
+        this.metaCharge = chargeMetadata ? LruEntryLayout.ENTRY_BYTES : 0;
+        this.highRatio = highRatio;
+        this.lowRatio = lowRatio;
+        this.hasHighPool = POOLS && highRatio > 0;
+        this.hasLowPool = POOLS && lowRatio > 0;
+        this.pools = hasHighPool || hasLowPool;
+        this.strict = strict;
+        this.slab = new RecordSlab(mem);
+        this.head = NativeMemory.allocate(LruEntryLayout.ENTRY_BYTES);
+        setPrev(head, head);
+        setNext(head, head);
+        this.lowNewest = head;
+        this.bottomNewest = head;
+        this.bucketBits = MIN_BUCKET_BITS;
+        this.buckets = allocateBuckets(bucketBits);
+        setCapacity(capacity);
+    }
+
+    private static long allocateBuckets(int bits) {
+        long bytes = 4L << bits;
+        long address = NativeMemory.allocate(bytes);
+        MemorySegment.ofAddress(address).reinterpret(bytes).fill((byte) 0);
+        return address;
+    }
+
+    // ---------------------------------------------------------------- fields
+
+    private long prev(long e) {
+        return mem.get(LONG, e + LRU_PREV_OFFSET);
+    }
+
+    private void setPrev(long e, long p) {
+        mem.set(LONG, e + LRU_PREV_OFFSET, p);
+    }
+
+    private long next(long e) {
+        return mem.get(LONG, e + LRU_NEXT_OFFSET);
+    }
+
+    private void setNext(long e, long n) {
+        mem.set(LONG, e + LRU_NEXT_OFFSET, n);
+    }
+
+    private int refsAndFlags(long e) {
+        return mem.get(INT, e + REFS_AND_FLAGS_OFFSET);
+    }
+
+    private void setRefsAndFlags(long e, int v) {
+        mem.set(INT, e + REFS_AND_FLAGS_OFFSET, v);
+    }
+
+    private boolean hasFlag(long e, int flag) {
+        return (refsAndFlags(e) & flag) != 0;
+    }
+
+    private void setFlags(long e, int on, int off) {
+        setRefsAndFlags(e, (refsAndFlags(e) & ~off) | on);
+    }
+
+    private static int refs(int refsAndFlags) {
+        return refsAndFlags >>> LruEntryLayout.FLAG_BITS;
+    }
+
+    /** The charge the caller gave. */
+    long charge(long e) {
+        return mem.get(LONG, e + CHARGE_OFFSET);
+    }
+
+    /** What the entry counts against capacity: its charge plus its record, if metadata counts. */
+    private long totalCharge(long e) {
+        return charge(e) + metaCharge;
+    }
+
+    private int hashNext(long e) {
+        return mem.get(INT, e + HASH_NEXT_OFFSET);
+    }
+
+    long key0(long e) {
+        return mem.get(LONG, e + KEY0_OFFSET);
+    }
+
+    long key1(long e) {
+        return mem.get(LONG, e + KEY1_OFFSET);
+    }
+
+    // ---------------------------------------------------------------- the list and its pools
+
+    /** Takes an entry off the list, keeping the pool cursors and usages right. */
+    private void listRemove(long e) {
+        long p = prev(e);
+        long n = next(e);
+        setNext(p, n);
+        setPrev(n, p);
+        long charge = totalCharge(e);
+        listUsage -= charge;
+        if (POOLS && pools) {
+            if (lowNewest == e) {
+                lowNewest = p;
+            }
+            if (bottomNewest == e) {
+                bottomNewest = p;
+            }
+            int v = refsAndFlags(e);
+            if ((v & (IN_HIGH_POOL | IN_LOW_POOL)) != 0) {
+                if ((v & IN_HIGH_POOL) != 0) {
+                    highPoolUsage -= charge;
+                } else {
+                    lowPoolUsage -= charge;
+                }
+                setRefsAndFlags(e, v & ~(IN_HIGH_POOL | IN_LOW_POOL));
+            }
+        }
+    }
+
+    private void linkAfter(long at, long e) {
+        long n = next(at);
+        setPrev(e, at);
+        setNext(e, n);
+        setNext(at, e);
+        setPrev(n, e);
+    }
+
+    /** Puts an unreferenced entry on the list where its priority and hit flag place it. */
+    private void listInsert(long e) {
+        long charge = totalCharge(e);
+        listUsage += charge;
+        if (!POOLS || !pools) {
+            linkAfter(prev(head), e);
+            return;
+        }
+        int v = refsAndFlags(e);
+        boolean hit = (v & HAS_HIT) != 0;
+        int priority = (v & PRIORITY_MASK) >>> PRIORITY_SHIFT;
+        if (hasHighPool && (hit || priority == Priority.HIGH.ordinal())) {
+            linkAfter(prev(head), e); // the newest end
+            setRefsAndFlags(e, v | IN_HIGH_POOL);
+            highPoolUsage += charge;
+            maintainPoolSizes();
+        } else if (hasLowPool && (hit || priority != Priority.BOTTOM.ordinal())) {
+            linkAfter(lowNewest, e);
+            lowNewest = e;
+            setRefsAndFlags(e, v | IN_LOW_POOL);
+            lowPoolUsage += charge;
+            maintainPoolSizes();
+        } else {
+            linkAfter(bottomNewest, e);
+            if (bottomNewest == lowNewest) {
+                lowNewest = e; // an empty low pool's cursor sits on the bottom's newest
+            }
+            bottomNewest = e;
+        }
+    }
+
+    /** Moves the oldest entries of an over-full pool to the pool below. */
+    private void maintainPoolSizes() {
+        while (highPoolUsage > highPoolCapacity) {
+            lowNewest = next(lowNewest); // the high pool's oldest becomes the low pool's newest
+            setFlags(lowNewest, IN_LOW_POOL, IN_HIGH_POOL);
+            long charge = totalCharge(lowNewest);
+            highPoolUsage -= charge;
+            lowPoolUsage += charge;
+        }
+        while (lowPoolUsage > lowPoolCapacity) {
+            bottomNewest = next(bottomNewest);
+            setFlags(bottomNewest, 0, IN_LOW_POOL);
+            lowPoolUsage -= totalCharge(bottomNewest);
+        }
+    }
+
+    // ---------------------------------------------------------------- the hash index
+
+    private long bucketOf(long h1) {
+        return buckets + ((h1 & ((1L << bucketBits) - 1)) << 2);
+    }
+
+    /**
+     * The address of the link (a bucket, or an entry's hash-next field) holding the index of the
+     * key's entry, or holding 0 at the end of the key's chain if it is absent.
+     */
+    private long findLink(long h0, long h1) {
+        long link = bucketOf(h1);
+        for (int i = mem.get(INT, link); i != 0; i = mem.get(INT, link)) {
+            long e = slab.address(i);
+            if (key1(e) == h1 && key0(e) == h0) {
+                return link;
+            }
+            link = e + HASH_NEXT_OFFSET;
+        }
+        return link;
+    }
+
+    private void hashInsert(long e, int index) {
+        long bucket = bucketOf(key1(e));
+        mem.set(INT, e + HASH_NEXT_OFFSET, mem.get(INT, bucket));
+        mem.set(INT, bucket, index);
+        if (++entryCount > (1L << bucketBits)) {
+            resize(bucketBits + 1);
+        }
+    }
+
+    /** Doubles the bucket array (at load factor 1, as RocksDB's LRU handle table). */
+    private void resize(int bits) {
+        long old = buckets;
+        int oldBits = bucketBits;
+        buckets = allocateBuckets(bits);
+        bucketBits = bits;
+        for (long b = 0; b < (1L << oldBits); b++) {
+            int i = mem.get(INT, old + (b << 2));
+            while (i != 0) {
+                long e = slab.address(i);
+                int following = hashNext(e);
+                long bucket = bucketOf(key1(e));
+                mem.set(INT, e + HASH_NEXT_OFFSET, mem.get(INT, bucket));
+                mem.set(INT, bucket, i);
+                i = following;
+            }
+        }
+        NativeMemory.free(old, 4L << oldBits);
+    }
+
+    /** Takes an entry out of the index (it must be there). */
+    private void hashRemove(long e) {
+        long link = findLink(key0(e), key1(e));
+        mem.set(INT, link, hashNext(e));
+        setFlags(e, 0, IN_CACHE);
+        entryCount--;
+    }
+
+    // ---------------------------------------------------------------- handles
+
+    private long handleOf(long e, int index) {
+        return LruHandle.of(shardNumber, index, slab.generation(e), handleSalt);
+    }
+
+    /**
+     * The entry a handle names, if it is pinned now; checked under the lock, so a double release
+     * or a stale handle is always refused (bar a generation wrap, see {@link LruHandle}).
+     */
+    private long pinnedEntry(long handle) {
+        long e = slab.addressOf(LruHandle.index(handle));
+        if (e < 0 || !LruHandle.names(handle, slab.generation(e), handleSalt)) {
+            throw noEntry(handle);
+        }
+        if (refs(refsAndFlags(e)) == 0) {
+            throw notPinned(handle);
+        }
+        return e;
+    }
+
+    /**
+     * The record of a handle, for reading its value without the lock, or an exception if the
+     * index lies outside the slab; the caller then checks the generation with
+     * {@link #checkGeneration}. A correct caller holds a reference, so the record cannot change.
+     * A handle whose record holds no entry, or another entry than the handle's, is refused (see
+     * {@link LruHandle}). One released too early, while its entry is still cached, is not: its
+     * value is still the key's until the entry is freed; release and ref, under the lock, refuse
+     * it. Only slab memory is read, never freed before close; a caller racing a free with a stale
+     * handle can still get a view of a value being freed, which only holding the reference rules
+     * out.
+     */
+    long recordAddress(long handle) {
+        long e = slab.addressOf(LruHandle.index(handle));
+        if (e < 0) {
+            throw noEntry(handle);
+        }
+        return e;
+    }
+
+    /** Refuses a handle that does not name the entry its record holds now. */
+    void checkGeneration(long handle, int generation) {
+        if (!LruHandle.names(handle, generation, handleSalt)) {
+            throw noEntry(handle);
+        }
+    }
+
+    // Exceptions are built out of line, to keep the hot methods small enough to inline.
+
+    private static IllegalStateException noEntry(long handle) {
+        return new IllegalStateException("handle " + handle
+                + " names no entry (released and its entry freed, or not from this cache)");
+    }
+
+    private static IllegalStateException notPinned(long handle) {
+        return new IllegalStateException("handle " + handle
+                + " is not pinned (released twice, or its entry was freed)");
+    }
+
+    private static IllegalStateException tooManyRefs() {
+        return new IllegalStateException("entry already holds " + MAX_REFS + " references");
+    }
+
+    // ---------------------------------------------------------------- operations
+
+    /** Finds the key and takes a reference; returns its handle, or 0. */
+    synchronized long lookup(long h0, long h1) {
+        int index = mem.get(INT, findLink(h0, h1));
+        if (index == 0) {
+            return 0;
+        }
+        long e = slab.address(index);
+        int v = refsAndFlags(e);
+        if (refs(v) == 0) {
+            listRemove(e);
+            v = refsAndFlags(e); // listRemove may clear pool flags
+        } else if (refs(v) == MAX_REFS) {
+            throw tooManyRefs();
+        }
+        setRefsAndFlags(e, (v + ONE_REF) | HAS_HIT);
+        return handleOf(e, index);
+    }
+
+    /** Adds a reference to a pinned entry. */
+    synchronized void ref(long handle) {
+        long e = pinnedEntry(handle);
+        int v = refsAndFlags(e);
+        if (refs(v) == MAX_REFS) {
+            throw tooManyRefs();
+        }
+        setRefsAndFlags(e, v + ONE_REF);
+    }
+
+    /**
+     * Drops a reference. The last one puts the entry back on the list, or frees it if it was
+     * erased, if asked to, or if the shard is over capacity.
+     *
+     * @return whether the entry was freed
+     */
+    synchronized boolean release(long handle, boolean eraseIfLastRef) {
+        long e = pinnedEntry(handle);
+        int v = refsAndFlags(e) - ONE_REF;
+        setRefsAndFlags(e, v);
+        return refs(v) == 0 && lastRelease(e, v, eraseIfLastRef);
+    }
+
+    private boolean lastRelease(long e, int v, boolean eraseIfLastRef) {
+        if ((v & IN_CACHE) != 0) {
+            if (!eraseIfLastRef && usage <= capacity) {
+                listInsert(e);
+                return false;
+            }
+            hashRemove(e);
+        }
+        free(e);
+        return true;
+    }
+
+    private void free(long e) {
+        usage -= totalCharge(e);
+        NativeMemory.free(mem.get(LONG, e + VALUE_ADDRESS_OFFSET),
+                mem.get(INT, e + VALUE_LENGTH_OFFSET));
+        slab.free(slab.indexOf(e));
+    }
+
+    /** Evicts the oldest unreferenced entries until {@code charge} more fits, or none is left. */
+    private void evictFor(long charge) {
+        long evicted = 0;
+        while (usage + charge > capacity && next(head) != head) {
+            long e = next(head);
+            listRemove(e);
+            hashRemove(e);
+            free(e);
+            evicted++;
+        }
+        if (evicted != 0) {
+            stats.evictions.add(evicted);
+        }
+    }
+
+    /** {@link #insert}'s result when a strict limit refused an entry the caller wanted pinned. */
+    static final long REFUSED = -1;
+    /** {@link #insert}'s result for an entry dropped "as if inserted and evicted at once". */
+    static final long DROPPED = 0;
+
+    /**
+     * Inserts an entry whose value is already copied to {@code valueAddress}, replacing any entry
+     * of the key. Returns the new entry's handle (pinned if {@code keepRef}), or {@link #DROPPED}
+     * or {@link #REFUSED}; in those two cases the caller still owns the value.
+     */
+    synchronized long insert(long h0, long h1, long valueAddress, int valueLength, long charge,
+                             Priority priority, boolean keepRef) {
+        long total = charge + metaCharge;
+        evictFor(total);
+        if (usage + total > capacity && (strict || !keepRef)) {
+            return keepRef ? REFUSED : DROPPED;
+        }
+        int index = slab.allocate();
+        long e = slab.address(index);
+        mem.set(LONG, e + KEY0_OFFSET, h0);
+        mem.set(LONG, e + KEY1_OFFSET, h1);
+        mem.set(LONG, e + VALUE_ADDRESS_OFFSET, valueAddress);
+        mem.set(LONG, e + CHARGE_OFFSET, charge);
+        mem.set(INT, e + VALUE_LENGTH_OFFSET, valueLength);
+        setRefsAndFlags(e, IN_CACHE | (priority.ordinal() << PRIORITY_SHIFT)
+                | (keepRef ? ONE_REF : 0));
+        int old = mem.get(INT, findLink(h0, h1));
+        if (old != 0) {
+            eraseEntry(slab.address(old));
+        }
+        usage += total;
+        hashInsert(e, index);
+        if (!keepRef) {
+            listInsert(e);
+        }
+        return handleOf(e, index);
+    }
+
+    /** Removes the key; returns whether it was present. */
+    synchronized boolean erase(long h0, long h1) {
+        int index = mem.get(INT, findLink(h0, h1));
+        if (index == 0) {
+            return false;
+        }
+        eraseEntry(slab.address(index));
+        return true;
+    }
+
+    /** Takes an entry out of the index; frees it now if unreferenced, else at its last release. */
+    private void eraseEntry(long e) {
+        hashRemove(e);
+        if (refs(refsAndFlags(e)) == 0) {
+            listRemove(e);
+            free(e);
+        }
+    }
+
+    /**
+     * Frees every entry (erased ones still referenced too) and the shard's own memory; for close,
+     * when no thread can be inside. {@code raw} reads native memory without the closed arena.
+     */
+    synchronized void freeAll(MemorySegment raw) {
+        slab.forEachCarved(raw, record -> {
+            if (RecordSlab.isLive(raw.get(INT, record + GENERATION_OFFSET))) {
+                NativeMemory.free(raw.get(LONG, record + VALUE_ADDRESS_OFFSET),
+                        raw.get(INT, record + VALUE_LENGTH_OFFSET));
+            }
+        });
+        slab.freeAll(raw);
+        NativeMemory.free(buckets, 4L << bucketBits);
+        NativeMemory.free(head, LruEntryLayout.ENTRY_BYTES);
+    }
+
+    // ---------------------------------------------------------------- capacity and usage
+
+    synchronized void setCapacity(long capacity) {
+        this.capacity = capacity;
+        this.highPoolCapacity = (long) (capacity * highRatio);
+        this.lowPoolCapacity = (long) (capacity * lowRatio);
+        if (POOLS && pools) {
+            maintainPoolSizes();
+        }
+        evictFor(0);
+    }
+
+    synchronized void setStrict(boolean strict) {
+        this.strict = strict;
+    }
+
+    synchronized boolean strict() {
+        return strict;
+    }
+
+    synchronized long usage() {
+        return usage;
+    }
+
+    synchronized long pinnedUsage() {
+        return usage - listUsage;
+    }
+
+    synchronized long highPoolUsage() {
+        return highPoolUsage;
+    }
+
+    synchronized long lowPoolUsage() {
+        return lowPoolUsage;
+    }
+
+    /** Unreferenced entries' total charge in the bottom pool. */
+    synchronized long bottomPoolUsage() {
+        return listUsage - highPoolUsage - lowPoolUsage;
+    }
+
+    synchronized long entryCount() {
+        return entryCount;
+    }
+
+    /** Native bytes of the index and the records (carved slab chunks). */
+    synchronized long metadataBytes() {
+        return (4L << bucketBits) + slab.carvedRecords() * RecordSlab.RECORD_BYTES;
+    }
+
+    /** The list from oldest to newest, for tests: entry addresses. */
+    synchronized long[] listOrder() {
+        int n = 0;
+        for (long e = next(head); e != head; e = next(e)) {
+            n++;
+        }
+        long[] order = new long[n];
+        int i = 0;
+        for (long e = next(head); e != head; e = next(e)) {
+            order[i++] = e;
+        }
+        return order;
+    }
+}

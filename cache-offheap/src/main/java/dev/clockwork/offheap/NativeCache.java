@@ -1,0 +1,298 @@
+package dev.clockwork.offheap;
+
+import dev.clockwork.cache.Admission;
+import dev.clockwork.cache.Args;
+import dev.clockwork.cache.Cache;
+import dev.clockwork.cache.CacheStats;
+import dev.clockwork.cache.Priority;
+import dev.clockwork.cache.hash.KeyHash;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * What every off-heap cache shares, whatever its index: key hashing, the admission hook and
+ * stats around lookups and inserts, argument checks, copying values in and out of native memory,
+ * and a close that cannot race into freed memory.
+ *
+ * <p>A handle resolves ({@link #recordAddress}) to the native address of an entry record whose key,
+ * value address, charge and value length sit at {@link SlotLayout}'s offsets, whichever cache
+ * made it; values are read through {@link CacheMemory#all()}, scoped to the cache's arena.
+ */
+public abstract class NativeCache implements Cache {
+    final CacheMemory memory;
+    final StatsCounters stats;
+    private final long hashSeed;
+    private final Admission admission;
+    private volatile boolean closed;
+    private volatile long capacity;
+
+    NativeCache(CacheMemory memory, long capacity, long hashSeed, Admission admission) {
+        this.memory = memory;
+        this.stats = memory.stats;
+        this.capacity = capacity;
+        this.hashSeed = hashSeed;
+        this.admission = admission;
+    }
+
+    /** Capacity of each of {@code shards} shards: the total split evenly, rounded up. */
+    static long perShardCapacity(long capacity, int shards) {
+        return (capacity + shards - 1) / shards;
+    }
+
+    /**
+     * RocksDB's default: one more shard bit per doubling of capacity over {@code minShardSize},
+     * at most 6 bits (64 shards).
+     */
+    static int defaultShardBits(long capacity, long minShardSize) {
+        int bits = 0;
+        long shards = capacity / minShardSize;
+        while ((shards >>= 1) != 0) {
+            if (++bits >= 6) {
+                return bits;
+            }
+        }
+        return bits;
+    }
+
+    final void checkOpen() {
+        if (closed) {
+            throw closedCache();
+        }
+    }
+
+    private static IllegalStateException closedCache() {
+        return new IllegalStateException("cache is closed");
+    }
+
+    // ---------------------------------------------------------------- the index (per cache)
+
+    /** Finds a hashed key and takes a reference; returns its handle or {@link #MISS}. */
+    abstract long lookupHashed(long h0, long h1);
+
+    /**
+     * Stores an entry whose value was copied to {@code valueAddress} (owned by the callee from
+     * now on: stored, or freed). Returns a handle if {@code keepRef}, otherwise any non-zero
+     * number when accepted; {@link #MISS} when refused.
+     */
+    abstract long insertCopied(long h0, long h1, long valueAddress, int length, long charge,
+                               Priority priority, boolean keepRef);
+
+    /** Erases a hashed key; returns whether it was present. */
+    abstract boolean eraseHashed(long h0, long h1);
+
+    /**
+     * The native address of a handle's entry record, checked as far as it can be without reading
+     * the record; {@link #checkRecord} finishes the check.
+     */
+    abstract long recordAddress(long handle);
+
+    /**
+     * Finishes checking a handle, given its record's 8-byte word at the value length's offset
+     * (the length in its low half on the little-endian platforms FFM runs us on; the high half is
+     * the cache's own). Read together so that the value path makes one memory access fewer.
+     */
+    abstract void checkRecord(long handle, long lengthWord);
+
+    /** The checked record's length word (see {@link #checkRecord}). */
+    private long lengthWord(long handle, long record) {
+        long word = memory.all().get(ValueLayout.JAVA_LONG, SlotLayout.valueLengthOffset(record));
+        checkRecord(handle, word);
+        return word;
+    }
+
+    /** Passes a new capacity on to the shards. */
+    abstract void applyCapacity(long capacity);
+
+    /** Frees every native byte; called once, after the arena is closed. */
+    abstract void freeAllNative();
+
+    // ---------------------------------------------------------------- lookup and erase
+
+    @Override
+    public final long lookup(long key0, long key1) {
+        checkOpen();
+        long h0 = KeyHash.hash0(key0, key1, hashSeed);
+        long h1 = KeyHash.hash1FromHash0(h0, key1);
+        admission.recordAccess(key0, key1);
+        long handle = lookupHashed(h0, h1);
+        if (stats.recordLookups) {
+            (handle == MISS ? stats.misses : stats.hits).increment();
+        }
+        return handle;
+    }
+
+    @Override
+    public final boolean erase(long key0, long key1) {
+        checkOpen();
+        long h0 = KeyHash.hash0(key0, key1, hashSeed);
+        return eraseHashed(h0, KeyHash.hash1FromHash0(h0, key1));
+    }
+
+    // ---------------------------------------------------------------- values through handles
+
+    @Override
+    public final MemorySegment value(long handle) {
+        checkOpen();
+        long record = recordAddress(handle);
+        int length = (int) lengthWord(handle, record);
+        long address = memory.all().get(ValueLayout.JAVA_LONG,
+                SlotLayout.valueAddressOffset(record));
+        return memory.allReadOnly().asSlice(address, length);
+    }
+
+    @Override
+    public final long valueSize(long handle) {
+        checkOpen();
+        return (int) lengthWord(handle, recordAddress(handle));
+    }
+
+    @Override
+    public final long charge(long handle) {
+        checkOpen();
+        long record = recordAddress(handle);
+        lengthWord(handle, record);
+        return memory.all().get(ValueLayout.JAVA_LONG, SlotLayout.chargeOffset(record));
+    }
+
+    @Override
+    public final int copyValue(long handle, byte[] dst, int offset) {
+        checkOpen();
+        Args.requireNonNull("dst", dst);
+        long record = recordAddress(handle);
+        int length = (int) lengthWord(handle, record);
+        MemorySegment all = memory.all();
+        long address = all.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(record));
+        if (offset < 0 || offset > dst.length - length) {
+            throw new IllegalArgumentException("dst has room for " + (dst.length - offset)
+                    + " bytes at offset " + offset + ", value has " + length);
+        }
+        MemorySegment.copy(all, ValueLayout.JAVA_BYTE, address, dst, offset, length);
+        return length;
+    }
+
+    @Override
+    public final long copyValue(long handle, MemorySegment dst, long offset) {
+        checkOpen();
+        Args.requireNonNull("dst", dst);
+        long record = recordAddress(handle);
+        int length = (int) lengthWord(handle, record);
+        MemorySegment all = memory.all();
+        long address = all.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(record));
+        if (offset < 0 || offset > dst.byteSize() - length) {
+            throw new IllegalArgumentException("dst has room for " + (dst.byteSize() - offset)
+                    + " bytes at offset " + offset + ", value has " + length);
+        }
+        MemorySegment.copy(all, address, dst, offset, length);
+        return length;
+    }
+
+    // ---------------------------------------------------------------- insert
+
+    @Override
+    public final boolean insert(long key0, long key1, MemorySegment value, long charge,
+                                Priority priority) {
+        Args.requireNonNull("value", value);
+        return insert(key0, key1, value, null, 0, checkLength(value.byteSize()), charge, priority,
+                false) != MISS;
+    }
+
+    @Override
+    public final boolean insert(long key0, long key1, byte[] value, int offset, int length,
+                                long charge, Priority priority) {
+        checkArray(value, offset, length);
+        return insert(key0, key1, null, value, offset, length, charge, priority, false) != MISS;
+    }
+
+    @Override
+    public final long insertPinned(long key0, long key1, MemorySegment value, long charge,
+                                   Priority priority) {
+        Args.requireNonNull("value", value);
+        return insert(key0, key1, value, null, 0, checkLength(value.byteSize()), charge, priority,
+                true);
+    }
+
+    @Override
+    public final long insertPinned(long key0, long key1, byte[] value, int offset, int length,
+                                   long charge, Priority priority) {
+        checkArray(value, offset, length);
+        return insert(key0, key1, null, value, offset, length, charge, priority, true);
+    }
+
+    private static int checkLength(long length) {
+        if (length > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("value is " + length + " bytes; at most "
+                    + Integer.MAX_VALUE + " are supported");
+        }
+        return (int) length;
+    }
+
+    private static void checkArray(byte[] value, int offset, int length) {
+        Args.requireNonNull("value", value);
+        if (offset < 0 || length < 0 || offset > value.length - length) {
+            throw new IndexOutOfBoundsException("offset " + offset + " and length " + length
+                    + " do not fit value of " + value.length + " bytes");
+        }
+    }
+
+    /** Checks, asks admission, copies the value into native memory and stores it. */
+    private long insert(long key0, long key1, MemorySegment segment, byte[] array, int offset,
+                        int length, long charge, Priority priority, boolean keepRef) {
+        checkOpen();
+        Args.requireNonNull("priority", priority);
+        Args.requireNonNegative("charge", charge);
+        long cap = capacity;
+        if (charge > cap) {
+            throw new IllegalArgumentException(
+                    "charge " + charge + " is larger than the capacity " + cap);
+        }
+        if (!admission.admit(key0, key1, charge)) {
+            stats.admissionRejects.increment();
+            return MISS;
+        }
+        long h0 = KeyHash.hash0(key0, key1, hashSeed);
+        long h1 = KeyHash.hash1FromHash0(h0, key1);
+        long address = NativeMemory.allocate(length);
+        if (segment != null) {
+            MemorySegment.copy(segment, 0, memory.all(), address, length);
+        } else {
+            MemorySegment.copy(array, offset, memory.all(), ValueLayout.JAVA_BYTE, address, length);
+        }
+        return insertCopied(h0, h1, address, length, charge, priority, keepRef);
+    }
+
+    // ---------------------------------------------------------------- capacity, stats, close
+
+    @Override
+    public final long capacity() {
+        return capacity;
+    }
+
+    @Override
+    public final void setCapacity(long capacity) {
+        checkOpen();
+        Args.requirePositive("capacity", capacity);
+        this.capacity = capacity;
+        applyCapacity(capacity);
+    }
+
+    @Override
+    public final CacheStats stats() {
+        return stats.snapshot();
+    }
+
+    /**
+     * Frees every native byte. Handles still held become invalid: using them, or any method of
+     * this cache, throws {@link IllegalStateException}, also in threads that race with close.
+     */
+    @Override
+    public final void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        memory.closeArena();
+        freeAllNative();
+    }
+}

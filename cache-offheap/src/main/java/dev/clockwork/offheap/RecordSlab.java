@@ -1,0 +1,225 @@
+package dev.clockwork.offheap;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+
+/**
+ * 64-byte records carved from native chunks, named by a 31-bit index: the LRU cache's entries.
+ *
+ * <p>Why not malloc each entry: a handle must be checked before it is trusted, and a made-up
+ * address cannot be checked without reading it (a crash) or keeping a heap set of live entries
+ * (the heap would grow with entries). An index can: it is bounds-checked against the chunk table,
+ * which is native memory that only grows and is freed at close, so any index that passes the check
+ * reads a record of this slab, live or free, and the record's generation tells a stale handle
+ * apart. Carving also saves malloc's 16-byte header per entry.
+ *
+ * <pre>
+ *   index (31 bits) = chunk (21 bits) | record in chunk (10 bits)
+ *
+ *   chunk table (native):  +-------------+-----------+-----------+-----+
+ *                          | chunk count | chunk 0   | chunk 1   | ... |   8 bytes each
+ *                          | (diagnostic)|           |           |     |
+ *                          +-------------+-----------+-----------+-----+
+ *   chunk (native, 64 KiB, aligned to 64 KiB):
+ *                          +--------------+----------+----------+-----+------------+
+ *                          | header:      | record 1 | record 2 | ... | record 1023|
+ *                          | chunk number |          |          |     |            |
+ *                          +--------------+----------+----------+-----+------------+
+ * </pre>
+ *
+ * <p>The first 64 bytes of each chunk are its header, never a record: they hold the chunk's number,
+ * so a record's address gives back its index ({@link #indexOf}) with one read, and index 0 means
+ * "none" in the chains that link records by index. A free record's first int holds the next free
+ * index. The int at {@link #GENERATION_OFFSET}, the generation, is incremented when the record is handed out and again
+ * when it is freed: a record holds an entry exactly when its generation is odd, and every
+ * index-and-generation pair handed out before a free stops matching at once.
+ *
+ * <p>Allocation and freeing run under the owner's lock. {@link #addressOf} may run without it. It
+ * reads the published chunk count, then the table (both volatile): a table is published before any
+ * count that needs it, and holds the addresses of all chunks counted before it, so whichever table
+ * the reader gets covers the count it read. Tables outgrown are kept until close, because a reader
+ * may still hold one; together they are smaller than the current table. Chunks are never returned before close: after a capacity shrink or many erases the
+ * free records stay with the slab (64 bytes per entry at the peak).
+ */
+final class RecordSlab {
+    static final int RECORD_SHIFT = 6;
+    static final long RECORD_BYTES = 1L << RECORD_SHIFT;
+    static final int CHUNK_SHIFT = 10;
+    static final int RECORDS_PER_CHUNK = 1 << CHUNK_SHIFT;
+    static final long CHUNK_BYTES = RECORD_BYTES << CHUNK_SHIFT;
+    /** Indexes are 31 bits, so at most this many chunks (2^31 records, 128 GiB of them). */
+    static final int MAX_CHUNKS = 1 << (31 - CHUNK_SHIFT);
+
+    static final long FREE_NEXT_OFFSET = 0;
+    /**
+     * Where the generation lives: the second half of a record's eighth word, so that an owner
+     * can read it with the int before it in one access (the LRU entry's value length).
+     */
+    static final long GENERATION_OFFSET = 44;
+
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
+    private static final int FIRST_TABLE_CHUNKS = 4;
+
+    private final MemorySegment mem;
+    /** The chunk table: [count][chunk 0][chunk 1]...; written under the owner's lock. */
+    private volatile long table;
+    /** Chunks a lock-free reader may use: written after their addresses are in the table. */
+    private volatile int publishedChunks;
+    /** The same address, for reads under the owner's lock (no volatile load per record). */
+    private long lockedTable;
+    private int tableChunks;
+    private int chunks;
+    /** Head of the free list (0: empty). */
+    private int freeHead;
+    /** Next never-used index in the newest chunk. */
+    private int fresh;
+    private long[] retiredTables = new long[0];
+    private int[] retiredTableChunks = new int[0];
+
+    RecordSlab(MemorySegment mem) {
+        this.mem = mem;
+        this.tableChunks = FIRST_TABLE_CHUNKS;
+        long t = NativeMemory.allocate(tableBytes(tableChunks));
+        mem.set(LONG, t, 0);
+        this.table = t;
+        this.lockedTable = t;
+        addChunk();
+    }
+
+    private static long tableBytes(int chunks) {
+        return 8L + 8L * chunks;
+    }
+
+    private void addChunk() {
+        if (chunks == MAX_CHUNKS) {
+            throw new IllegalStateException("a shard holds at most " + ((long) MAX_CHUNKS
+                    << CHUNK_SHIFT) + " entries");
+        }
+        long t = table;
+        if (chunks == tableChunks) {
+            t = growTable(t);
+        }
+        long chunk = NativeMemory.allocateAligned(CHUNK_BYTES, CHUNK_BYTES);
+        MemorySegment.ofAddress(chunk).reinterpret(CHUNK_BYTES).fill((byte) 0);
+        mem.set(INT, chunk, chunks); // the header
+        mem.set(LONG, t + 8 + 8L * chunks, chunk);
+        chunks++;
+        mem.set(LONG, t, chunks);
+        publishedChunks = chunks; // volatile: a reader that sees it also sees the address
+        fresh = ((chunks - 1) << CHUNK_SHIFT) + 1; // past the header
+    }
+
+    private long growTable(long old) {
+        int bigger = tableChunks * 2;
+        long t = NativeMemory.allocate(tableBytes(bigger));
+        MemorySegment.copy(mem, old, mem, t, tableBytes(tableChunks));
+        retiredTables = Arrays.copyOf(retiredTables, retiredTables.length + 1);
+        retiredTables[retiredTables.length - 1] = old;
+        retiredTableChunks = Arrays.copyOf(retiredTableChunks, retiredTableChunks.length + 1);
+        retiredTableChunks[retiredTableChunks.length - 1] = tableChunks;
+        tableChunks = bigger;
+        lockedTable = t;
+        table = t; // volatile: publishes the copied contents with it
+        return t;
+    }
+
+    /** Hands out a record: its generation moved on to an odd number, its other bytes stale. */
+    int allocate() {
+        int index = freeHead;
+        if (index != 0) {
+            freeHead = mem.get(INT, address(index) + FREE_NEXT_OFFSET);
+        } else {
+            if (fresh >>> CHUNK_SHIFT == chunks) {
+                addChunk(); // the newest chunk is used up
+            }
+            index = fresh++;
+        }
+        nextGeneration(address(index));
+        return index;
+    }
+
+    /** Returns a record to the free list; its generation moves on to an even number. */
+    void free(int index) {
+        long record = address(index);
+        mem.set(INT, record + FREE_NEXT_OFFSET, freeHead);
+        nextGeneration(record);
+        freeHead = index;
+    }
+
+    private void nextGeneration(long record) {
+        mem.set(INT, record + GENERATION_OFFSET, mem.get(INT, record + GENERATION_OFFSET) + 1);
+    }
+
+    /** The address of a record; for indexes this slab handed out, under the owner's lock. */
+    long address(int index) {
+        return mem.get(LONG, lockedTable + 8 + 8L * (index >>> CHUNK_SHIFT))
+                + ((long) (index & (RECORDS_PER_CHUNK - 1)) << RECORD_SHIFT);
+    }
+
+    /**
+     * The address of any index within the slab's chunks, or -1 if it lies outside them; safe
+     * without the owner's lock, and for a made-up index.
+     */
+    long addressOf(int index) {
+        int chunk = index >>> CHUNK_SHIFT;
+        if (index <= 0 || chunk >= publishedChunks) {
+            return -1;
+        }
+        return mem.get(LONG, table + 8 + 8L * chunk)
+                + ((long) (index & (RECORDS_PER_CHUNK - 1)) << RECORD_SHIFT);
+    }
+
+    /** The index of a record this slab handed out, from its address. */
+    int indexOf(long record) {
+        int chunk = mem.get(INT, record & -CHUNK_BYTES);
+        return (chunk << CHUNK_SHIFT) | (int) ((record >>> RECORD_SHIFT) & (RECORDS_PER_CHUNK - 1));
+    }
+
+    /** Whether a record holds an entry (its generation is odd). */
+    static boolean isLive(int generation) {
+        return (generation & 1) != 0;
+    }
+
+    int generation(long record) {
+        return mem.get(INT, record + GENERATION_OFFSET);
+    }
+
+    /** Chunks' records, headers included: the slab's native footprint is this x 64 B. */
+    long carvedRecords() {
+        return (long) chunks << CHUNK_SHIFT;
+    }
+
+    /** Calls {@code visitor} with the address of every record ever handed out (free ones too). */
+    void forEachCarved(MemorySegment raw, RecordVisitor visitor) {
+        for (int c = 0; c < chunks; c++) {
+            long chunk = raw.get(LONG, table + 8 + 8L * c);
+            int from = 1;
+            int to = c == chunks - 1 ? fresh - (c << CHUNK_SHIFT) : RECORDS_PER_CHUNK;
+            for (int r = from; r < to; r++) {
+                visitor.visit(chunk + ((long) r << RECORD_SHIFT));
+            }
+        }
+    }
+
+    interface RecordVisitor {
+        void visit(long record);
+    }
+
+    /**
+     * Frees the chunks and tables; for close, when no thread can be inside. {@code raw} reads
+     * native memory without the cache's (by then closed) arena.
+     */
+    void freeAll(MemorySegment raw) {
+        long t = table;
+        for (int c = 0; c < chunks; c++) {
+            NativeMemory.free(raw.get(LONG, t + 8 + 8L * c), CHUNK_BYTES);
+        }
+        NativeMemory.free(t, tableBytes(tableChunks));
+        for (int i = 0; i < retiredTables.length; i++) {
+            NativeMemory.free(retiredTables[i], tableBytes(retiredTableChunks[i]));
+        }
+        chunks = 0;
+    }
+}
