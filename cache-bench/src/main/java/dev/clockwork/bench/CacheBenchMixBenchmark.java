@@ -12,7 +12,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.concurrent.TimeUnit;
-import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -156,20 +155,6 @@ public class CacheBenchMixBenchmark {
         }
     }
 
-    /** Lookups that hit and missed, per second (both lookup ops). */
-    @State(Scope.Thread)
-    @AuxCounters(AuxCounters.Type.OPERATIONS)
-    public static class Lookups {
-        public long hits;
-        public long misses;
-
-        @Setup(Level.Iteration)
-        public void reset() {
-            hits = 0;
-            misses = 0;
-        }
-    }
-
     @State(Scope.Benchmark)
     public static class ClockworkState {
         /**
@@ -238,7 +223,7 @@ public class CacheBenchMixBenchmark {
 
     // ------------------------------------------------------------------ shared bodies
 
-    private long clockworkOp(NativeCache cache, Worker w, Lookups n) {
+    private long clockworkOp(NativeCache cache, Worker w, LookupCounts n) {
         int op = w.nextOp();
         long key = w.nextKey();
         int len = valueBytes;
@@ -276,7 +261,7 @@ public class CacheBenchMixBenchmark {
         }
     }
 
-    private long caffeineOp(CaffeineState c, Worker w, Lookups n) {
+    private long caffeineOp(CaffeineState c, Worker w, LookupCounts n) {
         int op = w.nextOp();
         Long key = c.boxedKeys[w.nextKey()];
         Cache<Long, byte[]> cache = c.cache;
@@ -304,25 +289,25 @@ public class CacheBenchMixBenchmark {
 
     @Benchmark
     @Threads(1)
-    public long clockwork_1t(ClockworkState c, Worker w, Lookups n) {
+    public long clockwork_1t(ClockworkState c, Worker w, LookupCounts n) {
         return clockworkOp(c.cache, w, n);
     }
 
     @Benchmark
     @Threads(1)
-    public long caffeine_1t(CaffeineState c, Worker w, Lookups n) {
+    public long caffeine_1t(CaffeineState c, Worker w, LookupCounts n) {
         return caffeineOp(c, w, n);
     }
 
     @Benchmark
     @Threads(2)
-    public long clockwork_2t(ClockworkState c, Worker w, Lookups n) {
+    public long clockwork_2t(ClockworkState c, Worker w, LookupCounts n) {
         return clockworkOp(c.cache, w, n);
     }
 
     @Benchmark
     @Threads(2)
-    public long caffeine_2t(CaffeineState c, Worker w, Lookups n) {
+    public long caffeine_2t(CaffeineState c, Worker w, LookupCounts n) {
         return caffeineOp(c, w, n);
     }
 }

@@ -27,7 +27,6 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
-import org.openjdk.jmh.infra.ThreadParams;
 
 /**
  * Lookup hits only: every key drawn is resident, nothing is inserted or evicted while measuring.
@@ -86,23 +85,6 @@ public class LookupHitBenchmark {
             keys[i] = random.nextInt(entries);
         }
         keyMask = length - 1;
-    }
-
-    /** Each thread's position in the key sequence. */
-    @State(Scope.Thread)
-    public static class Cursor {
-        int position;
-
-        @Setup(Level.Trial)
-        public void start(ThreadParams thread) {
-            position = thread.getThreadIndex() * 0x9E37_79B9;
-        }
-
-        int next(int mask) {
-            int p = position & mask;
-            position = p + 1;
-            return p;
-        }
     }
 
     @State(Scope.Benchmark)
@@ -278,25 +260,25 @@ public class LookupHitBenchmark {
 
     @Benchmark
     @Threads(1)
-    public long clockwork_lookupRelease_1t(ClockworkState c, Cursor cursor) {
+    public long clockwork_lookupRelease_1t(ClockworkState c, KeyCursor cursor) {
         return lookupRelease(c.cache, keys[cursor.next(keyMask)]);
     }
 
     @Benchmark
     @Threads(1)
-    public long clockwork_lookupReadRelease_1t(ClockworkState c, Cursor cursor) {
+    public long clockwork_lookupReadRelease_1t(ClockworkState c, KeyCursor cursor) {
         return lookupReadRelease(c.cache, keys[cursor.next(keyMask)]);
     }
 
     @Benchmark
     @Threads(1)
-    public byte[] caffeine_getIfPresent_1t(CaffeineState c, Cursor cursor) {
+    public byte[] caffeine_getIfPresent_1t(CaffeineState c, KeyCursor cursor) {
         return getIfPresent(c, keys[cursor.next(keyMask)]);
     }
 
     @Benchmark
     @Threads(1)
-    public long caffeine_getIfPresentRead_1t(CaffeineState c, Cursor cursor) {
+    public long caffeine_getIfPresentRead_1t(CaffeineState c, KeyCursor cursor) {
         return getIfPresentRead(c, keys[cursor.next(keyMask)]);
     }
 
@@ -304,25 +286,25 @@ public class LookupHitBenchmark {
 
     @Benchmark
     @Threads(2)
-    public long clockwork_lookupRelease_2t(ClockworkState c, Cursor cursor) {
+    public long clockwork_lookupRelease_2t(ClockworkState c, KeyCursor cursor) {
         return lookupRelease(c.cache, keys[cursor.next(keyMask)]);
     }
 
     @Benchmark
     @Threads(2)
-    public long clockwork_lookupReadRelease_2t(ClockworkState c, Cursor cursor) {
+    public long clockwork_lookupReadRelease_2t(ClockworkState c, KeyCursor cursor) {
         return lookupReadRelease(c.cache, keys[cursor.next(keyMask)]);
     }
 
     @Benchmark
     @Threads(2)
-    public byte[] caffeine_getIfPresent_2t(CaffeineState c, Cursor cursor) {
+    public byte[] caffeine_getIfPresent_2t(CaffeineState c, KeyCursor cursor) {
         return getIfPresent(c, keys[cursor.next(keyMask)]);
     }
 
     @Benchmark
     @Threads(2)
-    public long caffeine_getIfPresentRead_2t(CaffeineState c, Cursor cursor) {
+    public long caffeine_getIfPresentRead_2t(CaffeineState c, KeyCursor cursor) {
         return getIfPresentRead(c, keys[cursor.next(keyMask)]);
     }
 }

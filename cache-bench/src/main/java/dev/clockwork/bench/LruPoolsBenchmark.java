@@ -5,7 +5,6 @@ import dev.clockwork.cache.Priority;
 import dev.clockwork.offheap.LruCache;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
-import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -20,7 +19,6 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
-import org.openjdk.jmh.infra.ThreadParams;
 
 /**
  * What the {@link LruCache}'s three priority pools cost: the "no passive cost" check (with both
@@ -300,42 +298,9 @@ public class LruPoolsBenchmark {
         return PRIORITY_OF[key & 7];
     }
 
-    // ------------------------------------------------------------------ per-thread state
-
-    /** Each thread's position in the sequences; threads start far apart. */
-    @State(Scope.Thread)
-    public static class Cursor {
-        int position;
-
-        @Setup(Level.Trial)
-        public void start(ThreadParams thread) {
-            position = thread.getThreadIndex() * 0x9E37_79B9;
-        }
-
-        int next(int mask) {
-            int p = position & mask;
-            position = p + 1;
-            return p;
-        }
-    }
-
-    /** Mix lookups that hit and missed, per second. */
-    @State(Scope.Thread)
-    @AuxCounters(AuxCounters.Type.OPERATIONS)
-    public static class Lookups {
-        public long hits;
-        public long misses;
-
-        @Setup(Level.Iteration)
-        public void reset() {
-            hits = 0;
-            misses = 0;
-        }
-    }
-
     // ------------------------------------------------------------------ shared bodies
 
-    private long hit(LruCache cache, Cursor cursor) {
+    private long hit(LruCache cache, KeyCursor cursor) {
         long h = cache.lookup(hitKeys[cursor.next(HIT_SEQUENCE - 1)], 0L);
         if (h != Cache.MISS) {
             cache.release(h);
@@ -343,7 +308,7 @@ public class LruPoolsBenchmark {
         return h;
     }
 
-    private long mix(LruCache cache, Cursor cursor, Lookups n) {
+    private long mix(LruCache cache, KeyCursor cursor, LookupCounts n) {
         int i = cursor.next(MIX_SEQUENCE - 1);
         int key = mixKeys[i];
         switch (mixOps[i]) {
@@ -373,7 +338,7 @@ public class LruPoolsBenchmark {
     @Threads(1)
     @Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g",
             "-Dclockwork.lru.bypassPools=true"})
-    public long hit_1t_bypassed(BypassedHit c, Cursor cursor) {
+    public long hit_1t_bypassed(BypassedHit c, KeyCursor cursor) {
         return hit(c.cache, cursor);
     }
 
@@ -381,7 +346,7 @@ public class LruPoolsBenchmark {
     @Threads(1)
     @Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g",
             "-Dclockwork.lru.bypassPools=false"})
-    public long hit_1t_pooled(PooledHit c, Cursor cursor) {
+    public long hit_1t_pooled(PooledHit c, KeyCursor cursor) {
         return hit(c.cache, cursor);
     }
 
@@ -389,7 +354,7 @@ public class LruPoolsBenchmark {
     @Threads(2)
     @Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g",
             "-Dclockwork.lru.bypassPools=true"})
-    public long hit_2t_bypassed(BypassedHit c, Cursor cursor) {
+    public long hit_2t_bypassed(BypassedHit c, KeyCursor cursor) {
         return hit(c.cache, cursor);
     }
 
@@ -397,7 +362,7 @@ public class LruPoolsBenchmark {
     @Threads(2)
     @Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g",
             "-Dclockwork.lru.bypassPools=false"})
-    public long hit_2t_pooled(PooledHit c, Cursor cursor) {
+    public long hit_2t_pooled(PooledHit c, KeyCursor cursor) {
         return hit(c.cache, cursor);
     }
 
@@ -407,7 +372,7 @@ public class LruPoolsBenchmark {
     @Threads(1)
     @Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g",
             "-Dclockwork.lru.bypassPools=true"})
-    public long mix_1t_bypassed(BypassedMix c, Cursor cursor, Lookups n) {
+    public long mix_1t_bypassed(BypassedMix c, KeyCursor cursor, LookupCounts n) {
         return mix(c.cache, cursor, n);
     }
 
@@ -415,7 +380,7 @@ public class LruPoolsBenchmark {
     @Threads(1)
     @Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g",
             "-Dclockwork.lru.bypassPools=false"})
-    public long mix_1t_pooled(PooledMix c, Cursor cursor, Lookups n) {
+    public long mix_1t_pooled(PooledMix c, KeyCursor cursor, LookupCounts n) {
         return mix(c.cache, cursor, n);
     }
 
@@ -423,7 +388,7 @@ public class LruPoolsBenchmark {
     @Threads(2)
     @Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g",
             "-Dclockwork.lru.bypassPools=true"})
-    public long mix_2t_bypassed(BypassedMix c, Cursor cursor, Lookups n) {
+    public long mix_2t_bypassed(BypassedMix c, KeyCursor cursor, LookupCounts n) {
         return mix(c.cache, cursor, n);
     }
 
@@ -431,7 +396,7 @@ public class LruPoolsBenchmark {
     @Threads(2)
     @Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g",
             "-Dclockwork.lru.bypassPools=false"})
-    public long mix_2t_pooled(PooledMix c, Cursor cursor, Lookups n) {
+    public long mix_2t_pooled(PooledMix c, KeyCursor cursor, LookupCounts n) {
         return mix(c.cache, cursor, n);
     }
 }
