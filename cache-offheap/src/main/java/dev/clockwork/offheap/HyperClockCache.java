@@ -180,8 +180,9 @@ public abstract class HyperClockCache extends NativeCache {
             return keepRef ? tableHandle(shard, result) : 1;
         }
         if (result == ClockTable.INSERT_STANDALONE) {
+            long handle = standaloneInsert(h0, h1, address, length, charge, shard);
             stats.standaloneInserts.increment();
-            return standaloneInsert(h0, h1, address, length, charge, shard);
+            return handle;
         }
         NativeMemory.free(address, length);
         if (result == ClockTable.INSERT_REFUSED) {
@@ -200,7 +201,13 @@ public abstract class HyperClockCache extends NativeCache {
      */
     private long standaloneInsert(long h0, long h1, long valueAddress, int length, long charge,
                                   int shard) {
-        long slot = NativeMemory.allocateAligned(SlotLayout.SLOT_BYTES, SlotLayout.SLOT_BYTES);
+        long slot;
+        try {
+            slot = NativeMemory.allocateAligned(SlotLayout.SLOT_BYTES, SlotLayout.SLOT_BYTES);
+        } catch (OutOfMemoryError e) {
+            tables[shard].addUsage(-charge); // undo the table insert's charge: nothing stored
+            throw e;
+        }
         MemorySegment all = memory.all();
         all.set(ValueLayout.JAVA_LONG, SlotLayout.key0Offset(slot), h0);
         all.set(ValueLayout.JAVA_LONG, SlotLayout.key1Offset(slot), h1);

@@ -299,11 +299,19 @@ final class LruShard {
         }
     }
 
-    /** Doubles the bucket array (at load factor 1, as RocksDB's LRU handle table). */
+    /**
+     * Doubles the bucket array (at load factor 1, as RocksDB's LRU handle table). If native memory
+     * runs out, the table stays as it is, only more loaded: the entry being inserted is already
+     * linked, so failing the insert here would leave it half done.
+     */
     private void resize(int bits) {
         long old = buckets;
         int oldBits = bucketBits;
-        buckets = allocateBuckets(bits);
+        try {
+            buckets = allocateBuckets(bits);
+        } catch (OutOfMemoryError e) {
+            return;
+        }
         bucketBits = bits;
         for (long b = 0; b < (1L << oldBits); b++) {
             int i = mem.get(INT, old + (b << 2));

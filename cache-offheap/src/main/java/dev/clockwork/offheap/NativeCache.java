@@ -72,7 +72,9 @@ public abstract class NativeCache implements Cache {
     /**
      * Stores an entry whose value was copied to {@code valueAddress} (owned by the callee from
      * now on: stored, or freed). Returns a handle if {@code keepRef}, otherwise any non-zero
-     * number when accepted; {@link #MISS} when refused.
+     * number when accepted; {@link #MISS} when refused. If it throws (a native allocation
+     * failed), it has neither stored the value nor changed the cache's accounting, and the caller
+     * still owns the value.
      */
     abstract long insertCopied(long h0, long h1, long valueAddress, int length, long charge,
                                Priority priority, boolean keepRef);
@@ -257,7 +259,12 @@ public abstract class NativeCache implements Cache {
         } else {
             MemorySegment.copy(array, offset, memory.all(), ValueLayout.JAVA_BYTE, address, length);
         }
-        return insertCopied(h0, h1, address, length, charge, priority, keepRef);
+        try {
+            return insertCopied(h0, h1, address, length, charge, priority, keepRef);
+        } catch (RuntimeException | Error e) {
+            NativeMemory.free(address, length); // not stored (insertCopied's contract)
+            throw e;
+        }
     }
 
     // ---------------------------------------------------------------- capacity, stats, close

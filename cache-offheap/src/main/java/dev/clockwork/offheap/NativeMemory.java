@@ -9,6 +9,7 @@ import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.lang.invoke.MethodHandle;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -100,7 +101,33 @@ public final class NativeMemory {
         return counted(address, size);
     }
 
+    /**
+     * Fault injection for tests: counts down allocations; the one that brings it to zero fails as
+     * if malloc had returned NULL. Zero (the default) injects nothing, at the cost of one volatile
+     * read per allocation.
+     */
+    private static final AtomicInteger FAILURE_COUNTDOWN = new AtomicInteger();
+
+    /** Makes the allocation after the next {@code skip} ones fail (tests only). */
+    static void failAllocationAfter(int skip) {
+        FAILURE_COUNTDOWN.set(skip + 1);
+    }
+
+    /** Cancels an injected failure that has not happened yet (tests only). */
+    static void clearInjectedFailure() {
+        FAILURE_COUNTDOWN.set(0);
+    }
+
     private static long counted(long address, long size) {
+        if (FAILURE_COUNTDOWN.get() > 0 && FAILURE_COUNTDOWN.decrementAndGet() == 0
+                && address != 0L) {
+            try {
+                FREE.invokeExact(address);
+            } catch (Throwable t) {
+                throw new AssertionError("free downcall failed", t);
+            }
+            address = 0L;
+        }
         if (address == 0L) {
             throw new OutOfMemoryError("native allocation of " + size + " bytes failed");
         }

@@ -1,0 +1,172 @@
+package dev.clockwork.offheap;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.clockwork.cache.Cache;
+import dev.clockwork.cache.Priority;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Native allocation failures (injected: malloc "returns NULL") at every allocation an insert
+ * makes: the insert throws {@link OutOfMemoryError} naming the size, stores nothing, leaks
+ * nothing, leaves usage as it was, and the cache keeps working.
+ */
+class NativeAllocationFailureTest {
+    private final List<Cache> caches = new ArrayList<>();
+    private long baseline;
+
+    @BeforeEach
+    void recordBaseline() {
+        baseline = NativeMemory.outstandingBytes();
+    }
+
+    @AfterEach
+    void closeAndCheck() {
+        NativeMemory.clearInjectedFailure();
+        caches.forEach(Cache::close);
+        assertEquals(baseline, NativeMemory.outstandingBytes(), "native bytes leaked");
+    }
+
+    private <C extends Cache> C track(C cache) {
+        caches.add(cache);
+        return cache;
+    }
+
+    private static byte[] value(long key, int length) {
+        byte[] v = new byte[length];
+        for (int i = 0; i < length; i++) {
+            v[i] = (byte) (key * 31 + i);
+        }
+        return v;
+    }
+
+    private static void assertReads(Cache cache, long key, int length) {
+        long h = cache.lookup(key, ~key);
+        assertNotEquals(Cache.MISS, h, "key " + key + " missing");
+        try {
+            byte[] out = new byte[length];
+            cache.copyValue(h, out, 0);
+            assertArrayEquals(value(key, length), out);
+        } finally {
+            cache.release(h);
+        }
+    }
+
+    /** The value's own allocation fails: nothing is stored, nothing changes. */
+    private void valueAllocationFails(Cache cache) {
+        cache.insert(1, ~1L, value(1, 100), 0, 100, 100, Priority.LOW);
+        long usage = cache.usage();
+        long entries = cache.entryCount();
+        long bytes = NativeMemory.outstandingBytes();
+        NativeMemory.failAllocationAfter(0);
+        OutOfMemoryError e = assertThrows(OutOfMemoryError.class,
+                () -> cache.insert(2, ~2L, value(2, 333), 0, 333, 333, Priority.LOW));
+        assertTrue(e.getMessage().contains("333 bytes"), e.getMessage());
+        assertEquals(usage, cache.usage());
+        assertEquals(entries, cache.entryCount());
+        assertEquals(bytes, NativeMemory.outstandingBytes());
+        assertEquals(Cache.MISS, cache.lookup(2, ~2L));
+        assertTrue(cache.insert(2, ~2L, value(2, 333), 0, 333, 333, Priority.LOW));
+        assertReads(cache, 1, 100);
+        assertReads(cache, 2, 333);
+    }
+
+    @Test
+    void fixedValueAllocation() {
+        valueAllocationFails(track(FixedHyperClockCache.builder().capacity(1 << 20)
+                .estimatedEntryCharge(256).numShardBits(0).build()));
+    }
+
+    @Test
+    void autoValueAllocation() {
+        valueAllocationFails(track(AutoHyperClockCache.builder().capacity(1 << 20)
+                .numShardBits(0).build()));
+    }
+
+    @Test
+    void lruValueAllocation() {
+        valueAllocationFails(track(LruCache.builder().capacity(1 << 20).numShardBits(0).build()));
+    }
+
+    /**
+     * A pinned insert of a present key becomes a standalone entry; its slot's allocation fails
+     * after the table has charged it: the charge is undone and the value freed.
+     */
+    @Test
+    void hyperClockStandaloneSlotAllocation() {
+        FixedHyperClockCache cache = track(FixedHyperClockCache.builder().capacity(1 << 20)
+                .estimatedEntryCharge(256).numShardBits(0).build());
+        long first = cache.insertPinned(7, ~7L, value(7, 50), 0, 50, 50, Priority.LOW);
+        long usage = cache.usage();
+        long bytes = NativeMemory.outstandingBytes();
+        NativeMemory.failAllocationAfter(1); // the value succeeds, the standalone slot fails
+        assertThrows(OutOfMemoryError.class,
+                () -> cache.insertPinned(7, ~7L, value(8, 60), 0, 60, 60, Priority.LOW));
+        assertEquals(usage, cache.usage());
+        assertEquals(0, cache.standaloneUsage());
+        assertEquals(bytes, NativeMemory.outstandingBytes());
+        long second = cache.insertPinned(7, ~7L, value(8, 60), 0, 60, 60, Priority.LOW);
+        assertEquals(60, cache.standaloneUsage());
+        cache.release(second);
+        cache.release(first);
+        assertReads(cache, 7, 50);
+    }
+
+    /**
+     * The LRU insert that needs a new slab chunk (the first shard chunk holds 1,023 records):
+     * the chunk's allocation fails, the insert throws before linking anything, and the next one
+     * succeeds.
+     */
+    @Test
+    void lruSlabChunkAllocation() {
+        LruCache cache = track(LruCache.builder().capacity(64L << 20).numShardBits(0)
+                .build());
+        for (long k = 0; k < RecordSlab.RECORDS_PER_CHUNK - 1; k++) {
+            assertTrue(cache.insert(k, ~k, value(k, 16), 0, 16, 16, Priority.LOW));
+        }
+        long usage = cache.usage();
+        long bytes = NativeMemory.outstandingBytes();
+        long entries = cache.entryCount();
+        long key = RecordSlab.RECORDS_PER_CHUNK;
+        NativeMemory.failAllocationAfter(1); // the value succeeds, the chunk fails
+        OutOfMemoryError e = assertThrows(OutOfMemoryError.class,
+                () -> cache.insert(key, ~key, value(key, 16), 0, 16, 16, Priority.LOW));
+        assertTrue(e.getMessage().contains(RecordSlab.CHUNK_BYTES + " bytes"), e.getMessage());
+        assertEquals(usage, cache.usage());
+        assertEquals(entries, cache.entryCount());
+        assertEquals(bytes, NativeMemory.outstandingBytes());
+        assertEquals(Cache.MISS, cache.lookup(key, ~key));
+        assertTrue(cache.insert(key, ~key, value(key, 16), 0, 16, 16, Priority.LOW));
+        assertReads(cache, key, 16);
+        assertReads(cache, 0, 16);
+    }
+
+    /**
+     * The LRU insert that doubles the bucket array (entries past the bucket count, 16 at first):
+     * that allocation fails after the entry is linked, so the insert succeeds and the index stays
+     * at its old size, more loaded, and still finds everything.
+     */
+    @Test
+    void lruBucketArrayAllocation() {
+        LruCache cache = track(LruCache.builder().capacity(1 << 20).numShardBits(0).build());
+        for (long k = 0; k < 16; k++) {
+            assertTrue(cache.insert(k, ~k, value(k, 16), 0, 16, 16, Priority.LOW));
+        }
+        NativeMemory.failAllocationAfter(1); // the value succeeds, the bigger bucket array fails
+        assertTrue(cache.insert(16, ~16L, value(16, 16), 0, 16, 16, Priority.LOW));
+        for (long k = 17; k < 200; k++) {
+            assertTrue(cache.insert(k, ~k, value(k, 16), 0, 16, 16, Priority.LOW));
+        }
+        for (long k = 0; k < 200; k++) {
+            assertReads(cache, k, 16);
+        }
+    }
+}
