@@ -100,10 +100,9 @@ public final class LruCache extends NativeCache {
     }
 
     private static void freeShards(LruShard[] shards) {
-        MemorySegment raw = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
         for (LruShard shard : shards) {
             if (shard != null) {
-                shard.freeAll(raw);
+                shard.freeAll();
             }
         }
     }

@@ -72,9 +72,9 @@ public abstract class NativeCache implements Cache {
     /**
      * Stores an entry whose value was copied to {@code valueAddress} (owned by the callee from
      * now on: stored, or freed). Returns a handle if {@code keepRef}, otherwise any non-zero
-     * number when accepted; {@link #MISS} when refused. If it throws (a native allocation
-     * failed), it has neither stored the value nor changed the cache's accounting, and the caller
-     * still owns the value.
+     * number when accepted; {@link #MISS} when refused. If it throws {@link OutOfMemoryError} (a
+     * native allocation failed), it has neither stored the value nor changed the cache's
+     * accounting, and the caller still owns the value.
      */
     abstract long insertCopied(long h0, long h1, long valueAddress, int length, long charge,
                                Priority priority, boolean keepRef);
@@ -254,15 +254,24 @@ public abstract class NativeCache implements Cache {
         long h0 = KeyHash.hash0(key0, key1, hashSeed);
         long h1 = KeyHash.hash1FromHash0(h0, key1);
         long address = NativeMemory.allocate(length);
-        if (segment != null) {
-            MemorySegment.copy(segment, 0, memory.all(), address, length);
-        } else {
-            MemorySegment.copy(array, offset, memory.all(), ValueLayout.JAVA_BYTE, address, length);
+        try {
+            if (segment != null) {
+                MemorySegment.copy(segment, 0, memory.all(), address, length);
+            } else {
+                MemorySegment.copy(array, offset, memory.all(), ValueLayout.JAVA_BYTE, address,
+                        length);
+            }
+        } catch (RuntimeException | Error e) {
+            NativeMemory.free(address, length); // closed meanwhile, or a bad source segment
+            throw e;
         }
         try {
             return insertCopied(h0, h1, address, length, charge, priority, keepRef);
-        } catch (RuntimeException | Error e) {
-            NativeMemory.free(address, length); // not stored (insertCopied's contract)
+        } catch (OutOfMemoryError e) {
+            // Only an allocation failure is known to leave the value unstored (insertCopied's
+            // contract); an exception from a close racing the insert may come after the value
+            // was stored, and close frees it then.
+            NativeMemory.free(address, length);
             throw e;
         }
     }

@@ -62,7 +62,10 @@ final class RecordSlab {
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
     private static final int FIRST_TABLE_CHUNKS = 4;
 
+    /** All memory, scoped to the cache's arena: for {@link #addressOf}, which runs unlocked. */
     private final MemorySegment mem;
+    /** All memory, unscoped: for everything else, which runs under the owner's lock. */
+    private final MemorySegment raw;
     /** The chunk table: [count][chunk 0][chunk 1]...; written under the owner's lock. */
     private volatile long table;
     /** Chunks a lock-free reader may use: written after their addresses are in the table. */
@@ -78,11 +81,12 @@ final class RecordSlab {
     private long[] retiredTables = new long[0];
     private int[] retiredTableChunks = new int[0];
 
-    RecordSlab(MemorySegment mem) {
+    RecordSlab(MemorySegment mem, MemorySegment raw) {
         this.mem = mem;
+        this.raw = raw;
         this.tableChunks = FIRST_TABLE_CHUNKS;
         long t = NativeMemory.allocate(tableBytes(tableChunks));
-        mem.set(LONG, t, 0);
+        raw.set(LONG, t, 0);
         this.table = t;
         this.lockedTable = t;
         addChunk();
@@ -103,10 +107,10 @@ final class RecordSlab {
         }
         long chunk = NativeMemory.allocateAligned(CHUNK_BYTES, CHUNK_BYTES);
         MemorySegment.ofAddress(chunk).reinterpret(CHUNK_BYTES).fill((byte) 0);
-        mem.set(INT, chunk, chunks); // the header
-        mem.set(LONG, t + 8 + 8L * chunks, chunk);
+        raw.set(INT, chunk, chunks); // the header
+        raw.set(LONG, t + 8 + 8L * chunks, chunk);
         chunks++;
-        mem.set(LONG, t, chunks);
+        raw.set(LONG, t, chunks);
         publishedChunks = chunks; // volatile: a reader that sees it also sees the address
         fresh = ((chunks - 1) << CHUNK_SHIFT) + 1; // past the header
     }
@@ -114,7 +118,7 @@ final class RecordSlab {
     private long growTable(long old) {
         int bigger = tableChunks * 2;
         long t = NativeMemory.allocate(tableBytes(bigger));
-        MemorySegment.copy(mem, old, mem, t, tableBytes(tableChunks));
+        MemorySegment.copy(raw, old, raw, t, tableBytes(tableChunks));
         retiredTables = Arrays.copyOf(retiredTables, retiredTables.length + 1);
         retiredTables[retiredTables.length - 1] = old;
         retiredTableChunks = Arrays.copyOf(retiredTableChunks, retiredTableChunks.length + 1);
@@ -129,7 +133,7 @@ final class RecordSlab {
     int allocate() {
         int index = freeHead;
         if (index != 0) {
-            freeHead = mem.get(INT, address(index) + FREE_NEXT_OFFSET);
+            freeHead = raw.get(INT, address(index) + FREE_NEXT_OFFSET);
         } else {
             if (fresh >>> CHUNK_SHIFT == chunks) {
                 addChunk(); // the newest chunk is used up
@@ -143,18 +147,18 @@ final class RecordSlab {
     /** Returns a record to the free list; its generation moves on to an even number. */
     void free(int index) {
         long record = address(index);
-        mem.set(INT, record + FREE_NEXT_OFFSET, freeHead);
+        raw.set(INT, record + FREE_NEXT_OFFSET, freeHead);
         nextGeneration(record);
         freeHead = index;
     }
 
     private void nextGeneration(long record) {
-        mem.set(INT, record + GENERATION_OFFSET, mem.get(INT, record + GENERATION_OFFSET) + 1);
+        raw.set(INT, record + GENERATION_OFFSET, raw.get(INT, record + GENERATION_OFFSET) + 1);
     }
 
     /** The address of a record; for indexes this slab handed out, under the owner's lock. */
     long address(int index) {
-        return mem.get(LONG, lockedTable + 8 + 8L * (index >>> CHUNK_SHIFT))
+        return raw.get(LONG, lockedTable + 8 + 8L * (index >>> CHUNK_SHIFT))
                 + ((long) (index & (RECORDS_PER_CHUNK - 1)) << RECORD_SHIFT);
     }
 
@@ -167,13 +171,13 @@ final class RecordSlab {
         if (index <= 0 || chunk >= publishedChunks) {
             return -1;
         }
-        return mem.get(LONG, table + 8 + 8L * chunk)
+        return raw.get(LONG, table + 8 + 8L * chunk)
                 + ((long) (index & (RECORDS_PER_CHUNK - 1)) << RECORD_SHIFT);
     }
 
     /** The index of a record this slab handed out, from its address. */
     int indexOf(long record) {
-        int chunk = mem.get(INT, record & -CHUNK_BYTES);
+        int chunk = raw.get(INT, record & -CHUNK_BYTES);
         return (chunk << CHUNK_SHIFT) | (int) ((record >>> RECORD_SHIFT) & (RECORDS_PER_CHUNK - 1));
     }
 
@@ -183,7 +187,7 @@ final class RecordSlab {
     }
 
     int generation(long record) {
-        return mem.get(INT, record + GENERATION_OFFSET);
+        return raw.get(INT, record + GENERATION_OFFSET);
     }
 
     /** Chunks' records, headers included: the slab's native footprint is this x 64 B. */
@@ -192,7 +196,7 @@ final class RecordSlab {
     }
 
     /** Calls {@code visitor} with the address of every record ever handed out (free ones too). */
-    void forEachCarved(MemorySegment raw, RecordVisitor visitor) {
+    void forEachCarved(RecordVisitor visitor) {
         for (int c = 0; c < chunks; c++) {
             long chunk = raw.get(LONG, table + 8 + 8L * c);
             int from = 1;
@@ -208,10 +212,9 @@ final class RecordSlab {
     }
 
     /**
-     * Frees the chunks and tables; for close, when no thread can be inside. {@code raw} reads
-     * native memory without the cache's (by then closed) arena.
+     * Frees the chunks and tables; for close, under the owner's lock.
      */
-    void freeAll(MemorySegment raw) {
+    void freeAll() {
         long t = table;
         for (int c = 0; c < chunks; c++) {
             NativeMemory.free(raw.get(LONG, t + 8 + 8L * c), CHUNK_BYTES);

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.clockwork.cache.Priority;
-import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -26,7 +25,7 @@ class LruShardTest {
     @AfterEach
     void freeEverything() {
         if (shard != null) {
-            shard.freeAll(MemorySegment.NULL.reinterpret(Long.MAX_VALUE));
+            shard.freeAll();
         }
         memory.closeArena();
         assertEquals(0, NativeMemory.outstandingBytes(), "native bytes leaked");

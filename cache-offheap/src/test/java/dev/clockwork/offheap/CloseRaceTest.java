@@ -1,0 +1,122 @@
+package dev.clockwork.offheap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.clockwork.cache.Cache;
+import dev.clockwork.cache.Priority;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code close()} while other threads are still calling: every racing call either completes or
+ * throws {@link IllegalStateException}, values read before close are intact, nothing crashes,
+ * and close returns every native byte (a value freed twice would abort the process in glibc, or
+ * show here as a negative balance).
+ *
+ * <p>LRU only for now: its operations run under the shard lock against unscoped memory, and close
+ * frees under that lock, so a racing call finishes or does nothing. The HyperClock caches pass
+ * the same race without a crash or a double free, but an insert or eviction cut short by the
+ * closed arena can leak its value (256-896 bytes per round here), which would break the native
+ * byte balance the other test classes check; that is open work (issue 5).
+ */
+class CloseRaceTest {
+    private static final int ROUNDS = 40;
+    private static final int THREADS = 3;
+    private static final VarHandle LONGS =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
+
+    private static void race(Supplier<Cache> factory) throws InterruptedException {
+        long baseline = NativeMemory.outstandingBytes();
+        SplittableRandom seeds = new SplittableRandom(42);
+        AtomicLong refused = new AtomicLong();
+        for (int round = 0; round < ROUNDS; round++) {
+            Cache cache = factory.get();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Thread[] workers = new Thread[THREADS];
+            for (int t = 0; t < THREADS; t++) {
+                SplittableRandom random = seeds.split();
+                workers[t] = new Thread(() -> {
+                    try {
+                        work(cache, random);
+                    } catch (IllegalStateException closed) {
+                        refused.incrementAndGet(); // the contract for calls racing close
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                    }
+                });
+                workers[t].start();
+            }
+            Thread.sleep(1 + round % 5);
+            cache.close();
+            for (Thread w : workers) {
+                w.join();
+            }
+            if (failure.get() != null) {
+                throw new AssertionError("round " + round, failure.get());
+            }
+            assertEquals(baseline, NativeMemory.outstandingBytes(), "round " + round);
+        }
+        assertTrue(refused.get() > 0, "no call raced close");
+    }
+
+    /** Mixed calls until the cache refuses one; values carry their key, checked on every read. */
+    private static void work(Cache cache, SplittableRandom random) {
+        byte[] value = new byte[256];
+        while (true) {
+            long key = random.nextInt(2_000);
+            switch (random.nextInt(5)) {
+                case 0 -> {
+                    stamp(value, key);
+                    cache.insert(key, ~key, value, 0, value.length, value.length, Priority.LOW);
+                }
+                case 1 -> {
+                    stamp(value, key);
+                    long h = cache.insertPinned(key, ~key, value, 0, value.length, value.length,
+                            Priority.HIGH);
+                    if (h != Cache.MISS) {
+                        check(cache, h, key);
+                        cache.release(h);
+                    }
+                }
+                case 2 -> cache.erase(key, ~key);
+                default -> {
+                    long h = cache.lookup(key, ~key);
+                    if (h != Cache.MISS) {
+                        check(cache, h, key);
+                        cache.release(h, random.nextInt(8) == 0);
+                    }
+                }
+            }
+        }
+    }
+
+    private static void stamp(byte[] value, long key) {
+        for (int i = 0; i < value.length; i += 8) {
+            LONGS.set(value, i, key);
+        }
+    }
+
+    private static void check(Cache cache, long handle, long key) {
+        MemorySegment v = cache.value(handle);
+        for (long i = 0; i < v.byteSize(); i += 8) {
+            long read = v.get(ValueLayout.JAVA_LONG_UNALIGNED, i);
+            if (read != key) {
+                throw new AssertionError("key " + key + " read " + read + " at " + i);
+            }
+        }
+    }
+
+    @Test
+    void lru() throws InterruptedException {
+        race(() -> LruCache.builder().capacity(256 << 10).numShardBits(1).build());
+    }
+}
