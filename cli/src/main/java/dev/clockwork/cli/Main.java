@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 import dev.clockwork.cli.bench.BenchCommand;
+import dev.clockwork.cli.bench.SoakCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
@@ -19,7 +20,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Command-line tools for Clockwork off-heap caches.",
-        subcommands = {BenchCommand.class})
+        subcommands = {BenchCommand.class, SoakCommand.class})
 public final class Main implements Callable<Integer> {
 
     @Spec

@@ -1,0 +1,447 @@
+package dev.clockwork.cli.bench;
+
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import dev.clockwork.cli.CacheFactory;
+import dev.clockwork.cli.GFlags;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * The flags of {@code clockwork soak}. Same gflags style and, where a flag means the same thing,
+ * the same name as {@code clockwork bench} ({@link BenchOptions}); the soak's own flags are about
+ * time (durations), value sizes (a spread instead of one size) and the extra API calls.
+ *
+ * <p>Durations ({@code -duration}, {@code -report_interval}, {@code -warmup},
+ * {@code -vary_capacity_interval}) are a number of seconds ({@code 90}, {@code 2.5}) or a number
+ * with a unit: {@code ms}, {@code s}, {@code m}, {@code h} ({@code 500ms}, {@code 10m}).
+ */
+public final class SoakOptions {
+
+    /** Values carry a 16-byte key stamp and an 8-byte checksum ({@link ValueStamp}). */
+    static final long MIN_VALUE_BYTES = ValueStamp.MIN_CHECKSUM_BYTES;
+    static final long MAX_VALUE_BYTES = 1 << 24;
+    static final long MAX_THREADS = 1 << 12;
+    static final long MAX_PINNED_PER_THREAD = 1 << 24;
+    /** The automatic warm-up: this share of the duration, but at most {@link #MAX_AUTO_WARMUP_NANOS}. */
+    static final double AUTO_WARMUP_SHARE = 0.2;
+    static final long MAX_AUTO_WARMUP_NANOS = 60_000_000_000L;
+
+    @Option(names = "-cache_type", paramLabel = "<name>", order = 1,
+            defaultValue = CacheFactory.HYPER_CLOCK,
+            description = "Cache implementation: fixed_hyper_clock_cache, hyper_clock_cache (="
+                    + " auto), auto_hyper_clock_cache, lru_cache. Default: ${DEFAULT-VALUE}.")
+    String cacheType;
+
+    @Option(names = "-duration", paramLabel = "<duration>", order = 2, defaultValue = "60s",
+            converter = DurationConverter.class,
+            description = "How long the workload runs: seconds (90, 2.5) or with a unit (500ms,"
+                    + " 30s, 10m, 1h). Default: 60s.")
+    long durationNanos;
+
+    @Option(names = "-threads", paramLabel = "<uint32>", order = 3, defaultValue = "4",
+            converter = GFlags.UInt32.class,
+            description = "Worker threads operating on the cache at once. Default: ${DEFAULT-VALUE}.")
+    long threads;
+
+    @Option(names = "-cache_size", paramLabel = "<uint64>", order = 4, defaultValue = "67108864",
+            converter = GFlags.UInt64.class,
+            description = "Cache capacity in bytes (the middle of the -vary_capacity_ratio range)."
+                    + " Default: ${DEFAULT-VALUE} (64 MiB).")
+    long cacheSize;
+
+    @Option(names = "-value_bytes", paramLabel = "<uint32>", order = 5,
+            converter = GFlags.UInt32.class,
+            description = "Every value this size (shorthand for -value_bytes_min=N"
+                    + " -value_bytes_max=N; not together with them). Default: unset.")
+    Long valueBytes;
+
+    @Option(names = "-value_bytes_min", paramLabel = "<uint32>", order = 6,
+            converter = GFlags.UInt32.class,
+            description = "Smallest value size; sizes are spread log-uniformly over [min, max], each"
+                    + " key always getting the same size (its charge too). At least 32 (room for"
+                    + " the key stamp and checksum). Default: 64.")
+    Long valueBytesMin;
+
+    @Option(names = "-value_bytes_max", paramLabel = "<uint32>", order = 7,
+            converter = GFlags.UInt32.class,
+            description = "Largest value size. Default: 16384.")
+    Long valueBytesMax;
+
+    @Option(names = "-num_shard_bits", paramLabel = "<int32>", order = 8, defaultValue = "-1",
+            converter = GFlags.Int32.class,
+            description = "log2 of the number of shards; -1 = chosen by the cache. Default:"
+                    + " ${DEFAULT-VALUE}.")
+    int numShardBits;
+
+    @Option(names = "-eviction_effort_cap", paramLabel = "<int32>", order = 9,
+            defaultValue = "30", converter = GFlags.Int32.class,
+            description = "HyperClock: eviction effort cap. Default: ${DEFAULT-VALUE}.")
+    int evictionEffortCap;
+
+    @Option(names = "-resident_ratio", paramLabel = "<double>", order = 10, defaultValue = "0.25",
+            converter = GFlags.Double.class,
+            description = "Fraction of the key space that fits in the cache; max key ="
+                    + " cache_size / resident_ratio / mean value size. Default: ${DEFAULT-VALUE}.")
+    double residentRatio;
+
+    @Option(names = "-skew", paramLabel = "<uint32>", order = 11, defaultValue = "5",
+            converter = GFlags.UInt32.class,
+            description = "Key skew: a key is the least of skew+1 uniform draws (0 = uniform)."
+                    + " Default: ${DEFAULT-VALUE}.")
+    long skew;
+
+    @Option(names = "-pinned_ratio", paramLabel = "<double>", order = 12, defaultValue = "0.1",
+            converter = GFlags.Double.class,
+            description = "Keep about this share of the cache pinned: each thread holds its last"
+                    + " handles in a FIFO, checks each value again just before releasing it."
+                    + " Default: ${DEFAULT-VALUE}.")
+    double pinnedRatio;
+
+    @Option(names = "-lookup_insert_percent", paramLabel = "<uint32>", order = 13,
+            defaultValue = "55", converter = GFlags.UInt32.class,
+            description = "%% of ops: look up (check the value on a hit, pin it); on a miss"
+                    + " insertPinned, check and pin. Default: ${DEFAULT-VALUE}.")
+    long lookupInsertPercent;
+
+    @Option(names = "-insert_percent", paramLabel = "<uint32>", order = 14, defaultValue = "5",
+            converter = GFlags.UInt32.class,
+            description = "%% of ops: insertPinned, check and pin. Default: ${DEFAULT-VALUE}.")
+    long insertPercent;
+
+    @Option(names = "-blind_insert_percent", paramLabel = "<uint32>", order = 15,
+            defaultValue = "10", converter = GFlags.UInt32.class,
+            description = "%% of ops: insert without a handle. Default: ${DEFAULT-VALUE}.")
+    long blindInsertPercent;
+
+    @Option(names = "-lookup_percent", paramLabel = "<uint32>", order = 16, defaultValue = "25",
+            converter = GFlags.UInt32.class,
+            description = "%% of ops: look up only (check and pin on a hit). Default:"
+                    + " ${DEFAULT-VALUE}.")
+    long lookupPercent;
+
+    @Option(names = "-erase_percent", paramLabel = "<uint32>", order = 17, defaultValue = "5",
+            converter = GFlags.UInt32.class,
+            description = "%% of ops: erase. The five percentages must add to 100. Default:"
+                    + " ${DEFAULT-VALUE}.")
+    long erasePercent;
+
+    @Option(names = "-ref_percent", paramLabel = "<uint32>", order = 18, defaultValue = "5",
+            converter = GFlags.UInt32.class,
+            description = "%% of hits that also take a second reference (ref), pinned and released"
+                    + " on its own. Default: ${DEFAULT-VALUE}.")
+    long refPercent;
+
+    @Option(names = "-release_erase_percent", paramLabel = "<uint32>", order = 19,
+            defaultValue = "10", converter = GFlags.UInt32.class,
+            description = "%% of releases done with eraseIfLastRef = true. Default:"
+                    + " ${DEFAULT-VALUE}.")
+    long releaseErasePercent;
+
+    @Option(names = "-byte_array_percent", paramLabel = "<uint32>", order = 20,
+            defaultValue = "10", converter = GFlags.UInt32.class,
+            description = "%% of inserts and of value reads that use the byte[] variants of the API"
+                    + " (the rest use MemorySegments; reads split between copyValue and the"
+                    + " value() view). Default: ${DEFAULT-VALUE}.")
+    long byteArrayPercent;
+
+    @Option(names = "-vary_capacity_ratio", paramLabel = "<double>", order = 21,
+            defaultValue = "0.1", converter = GFlags.Double.class,
+            description = "If > 0: the cache starts (and is populated) at (1 + ratio) * cache_size,"
+                    + " and every -vary_capacity_interval the capacity is set to a random size in"
+                    + " [1 - ratio, 1 + ratio] * cache_size. Default: ${DEFAULT-VALUE}.")
+    double varyCapacityRatio;
+
+    @Option(names = "-vary_capacity_interval", paramLabel = "<duration>", order = 22,
+            defaultValue = "1s", converter = DurationConverter.class,
+            description = "See -vary_capacity_ratio. Default: 1s.")
+    long varyCapacityIntervalNanos;
+
+    @Option(names = "-report_interval", paramLabel = "<duration>", order = 23,
+            defaultValue = "10s", converter = DurationConverter.class,
+            description = "Print one line of progress this often. Default: 10s.")
+    long reportIntervalNanos;
+
+    @Option(names = "-warmup", paramLabel = "<duration>", order = 24, defaultValue = "auto",
+            converter = WarmupConverter.class,
+            description = "RSS is judged against its value at the end of the warm-up: auto ="
+                    + " 20%% of -duration, at most 60 s. Default: auto.")
+    long warmupNanos; // -1 = auto
+
+    @Option(names = "-rss_tolerance_pct", paramLabel = "<double>", order = 25,
+            defaultValue = "5", converter = GFlags.Double.class,
+            description = "RSS is flat when its maximum after the warm-up is at most the RSS at the"
+                    + " end of the warm-up plus max(this %% of it, -rss_tolerance_mib)."
+                    + " Default: ${DEFAULT-VALUE}.")
+    double rssTolerancePct;
+
+    @Option(names = "-rss_tolerance_mib", paramLabel = "<uint32>", order = 26,
+            defaultValue = "32", converter = GFlags.UInt32.class,
+            description = "See -rss_tolerance_pct. Default: ${DEFAULT-VALUE}.")
+    long rssToleranceMib;
+
+    @Option(names = "-heap_gc_mib", paramLabel = "<uint32>", order = 27, defaultValue = "16",
+            converter = GFlags.UInt32.class,
+            description = "When the Java heap in use has grown by this many MiB since the last"
+                    + " GC, request one (System.gc()): the only allocation in the workload is the"
+                    + " value() view's object, and without collections the JVM would keep"
+                    + " touching fresh heap pages, which shows as RSS growth that is not the"
+                    + " cache's. 0 = never. Default: ${DEFAULT-VALUE}.")
+    long heapGcMib;
+
+    @Option(names = "-populate_cache", paramLabel = "<bool>", order = 28, arity = "0..1",
+            defaultValue = "true", fallbackValue = "true", converter = GFlags.Bool.class,
+            description = "Fill the cache (key numbers 0, 1, 2, ...) before the workload starts."
+                    + " Default: ${DEFAULT-VALUE}.")
+    boolean populateCache;
+
+    @Option(names = "-seed", paramLabel = "<uint32>", order = 29, defaultValue = "0",
+            converter = GFlags.UInt32.class,
+            description = "Random seed; 0 = the process id. Default: ${DEFAULT-VALUE}.")
+    long seed;
+
+    @Option(names = "-high_pri_pool_ratio", paramLabel = "<double>", order = 30,
+            defaultValue = "0.5", converter = GFlags.Double.class,
+            description = "lru_cache only: share of capacity for the high-priority pool. Default:"
+                    + " ${DEFAULT-VALUE}.")
+    double highPriPoolRatio;
+
+    @Option(names = "-low_pri_pool_ratio", paramLabel = "<double>", order = 31,
+            defaultValue = "0.0", converter = GFlags.Double.class,
+            description = "lru_cache only: share of capacity for the low-priority pool. Default:"
+                    + " ${DEFAULT-VALUE}.")
+    double lowPriPoolRatio;
+
+    @Option(names = "-max_failure_reports", paramLabel = "<uint32>", order = 32,
+            defaultValue = "10", converter = GFlags.UInt32.class,
+            description = "Describe at most this many failed value checks on stderr (all are"
+                    + " counted). Default: ${DEFAULT-VALUE}.")
+    long maxFailureReports;
+
+    @Option(names = "-json", paramLabel = "<bool>", order = 33, arity = "0..1",
+            defaultValue = "false", fallbackValue = "true", converter = GFlags.Bool.class,
+            description = "Print JSON Lines instead of text: one object per report interval"
+                    + " (\"type\":\"interval\") and one summary (\"type\":\"summary\")."
+                    + " Default: ${DEFAULT-VALUE}.")
+    boolean json;
+
+    /** Defaults of the value size flags, applied by {@link #validate}. */
+    static final long DEFAULT_VALUE_BYTES_MIN = 64;
+    static final long DEFAULT_VALUE_BYTES_MAX = 16384;
+
+    /** Resolved by {@link #validate}. */
+    long minValueBytes;
+    long maxValueBytes;
+
+    /**
+     * Checks the flags together and resolves the value size range.
+     *
+     * @return null when they are usable, else a message that names the offending flag
+     */
+    String validate() {
+        String typeProblem = CacheFactory.checkType(cacheType);
+        if (typeProblem != null) {
+            return "-cache_type: " + typeProblem;
+        }
+        if (durationNanos <= 0) {
+            return "-duration must be > 0";
+        }
+        if (threads <= 0) {
+            return "-threads must be > 0";
+        }
+        if (threads > MAX_THREADS) {
+            return "-threads=" + threads + " is more than " + MAX_THREADS;
+        }
+        if (cacheSize <= 0) {
+            return "-cache_size must be > 0";
+        }
+        if (valueBytes != null && (valueBytesMin != null || valueBytesMax != null)) {
+            return "-value_bytes cannot be combined with -value_bytes_min/-value_bytes_max";
+        }
+        minValueBytes = valueBytes != null ? valueBytes
+                : valueBytesMin != null ? valueBytesMin : DEFAULT_VALUE_BYTES_MIN;
+        maxValueBytes = valueBytes != null ? valueBytes
+                : valueBytesMax != null ? valueBytesMax : Math.max(minValueBytes,
+                        DEFAULT_VALUE_BYTES_MAX);
+        String sizeFlag = valueBytes != null ? "-value_bytes" : "-value_bytes_min";
+        if (minValueBytes < MIN_VALUE_BYTES) {
+            return sizeFlag + "=" + minValueBytes + " is less than " + MIN_VALUE_BYTES
+                    + " (every value carries a 16-byte key stamp and an 8-byte checksum)";
+        }
+        String maxFlag = valueBytes != null ? "-value_bytes" : "-value_bytes_max";
+        if (maxValueBytes > MAX_VALUE_BYTES) {
+            return maxFlag + "=" + maxValueBytes + " is more than " + MAX_VALUE_BYTES;
+        }
+        if (maxValueBytes < minValueBytes) {
+            return "-value_bytes_max=" + maxValueBytes + " is less than -value_bytes_min="
+                    + minValueBytes;
+        }
+        if (!(varyCapacityRatio >= 0 && varyCapacityRatio < 1)) {
+            return "-vary_capacity_ratio must be in [0, 1), was " + varyCapacityRatio;
+        }
+        if (maxValueBytes > minCapacity()) {
+            return maxFlag + "=" + maxValueBytes + " must not exceed the smallest capacity "
+                    + minCapacity() + " (-cache_size * (1 - -vary_capacity_ratio))";
+        }
+        if (varyCapacityRatio > 0 && varyCapacityIntervalNanos <= 0) {
+            return "-vary_capacity_interval must be > 0";
+        }
+        if (reportIntervalNanos <= 0) {
+            return "-report_interval must be > 0";
+        }
+        if (warmupNanos >= durationNanos) {
+            return "-warmup must be shorter than -duration";
+        }
+        if (!(residentRatio > 0) || Double.isInfinite(residentRatio)) {
+            return "-resident_ratio must be a finite number > 0, was " + residentRatio;
+        }
+        if (!(pinnedRatio >= 0) || Double.isInfinite(pinnedRatio)) {
+            return "-pinned_ratio must be a finite number >= 0, was " + pinnedRatio;
+        }
+        long sum = lookupInsertPercent + insertPercent + blindInsertPercent + lookupPercent
+                + erasePercent;
+        if (sum != 100) {
+            return "Percentages must add to 100: -lookup_insert_percent=" + lookupInsertPercent
+                    + " + -insert_percent=" + insertPercent
+                    + " + -blind_insert_percent=" + blindInsertPercent
+                    + " + -lookup_percent=" + lookupPercent
+                    + " + -erase_percent=" + erasePercent + " = " + sum;
+        }
+        for (Object[] p : new Object[][] {{"-ref_percent", refPercent},
+                {"-release_erase_percent", releaseErasePercent},
+                {"-byte_array_percent", byteArrayPercent}}) {
+            if ((Long) p[1] > 100) {
+                return p[0] + " must be in [0, 100], was " + p[1];
+            }
+        }
+        if (!(rssTolerancePct >= 0) || Double.isInfinite(rssTolerancePct)) {
+            return "-rss_tolerance_pct must be a finite number >= 0, was " + rssTolerancePct;
+        }
+        if (!(highPriPoolRatio >= 0 && highPriPoolRatio <= 1)) {
+            return "-high_pri_pool_ratio must be in [0, 1], was " + highPriPoolRatio;
+        }
+        if (!(lowPriPoolRatio >= 0 && lowPriPoolRatio <= 1)) {
+            return "-low_pri_pool_ratio must be in [0, 1], was " + lowPriPoolRatio;
+        }
+        if (highPriPoolRatio + lowPriPoolRatio > 1) {
+            return "-high_pri_pool_ratio + -low_pri_pool_ratio must not exceed 1, was "
+                    + (highPriPoolRatio + lowPriPoolRatio);
+        }
+        long perThread = PinnedFifo.pinCountForThread(totalPinCount(), (int) threads - 1,
+                (int) threads);
+        if (perThread > MAX_PINNED_PER_THREAD) {
+            return "-pinned_ratio=" + pinnedRatio + " pins " + perThread
+                    + " handles per thread, more than " + MAX_PINNED_PER_THREAD;
+        }
+        return null;
+    }
+
+    /** The smallest capacity the wobble sets. */
+    long minCapacity() {
+        return (long) (cacheSize * (1.0 - varyCapacityRatio));
+    }
+
+    /** The capacity the cache is built and populated with: the top of the wobble range. */
+    long initialCapacity() {
+        return (long) (cacheSize * (1.0 + varyCapacityRatio));
+    }
+
+    /** The warm-up: {@code -warmup}, or 20% of the duration but at most 60 s. */
+    long effectiveWarmupNanos() {
+        if (warmupNanos >= 0) {
+            return warmupNanos;
+        }
+        return Math.min((long) (durationNanos * AUTO_WARMUP_SHARE), MAX_AUTO_WARMUP_NANOS);
+    }
+
+    /** Key numbers are drawn from {@code [0, maxKey)}: cache_size / resident_ratio / mean size. */
+    long maxKey(double meanValueBytes) {
+        return Math.max(1, (long) ((double) cacheSize / residentRatio / meanValueBytes));
+    }
+
+    /** Handles kept pinned by all threads together: pinned_ratio of the cache in mean-size values. */
+    long totalPinCount() {
+        return PinnedFifo.totalPinCount(cacheSize, pinnedRatio,
+                Math.max(1, Math.round(SoakValues.meanSize(minValueBytes, maxValueBytes))));
+    }
+
+    /** Cumulative op thresholds over the unsigned 64-bit space, as in {@link BenchOptions}. */
+    long[] opThresholds() {
+        long h = BenchOptions.HUNDREDTH_UINT64;
+        long a = h * lookupInsertPercent;
+        long b = a + h * insertPercent;
+        long c = b + h * blindInsertPercent;
+        long d = c + h * lookupPercent;
+        long e = d + h * erasePercent;
+        return new long[] {a, b, c, d, e};
+    }
+
+    /** The cache, built at {@link #initialCapacity()}. */
+    CacheFactory.Settings cacheSettings(long seed) {
+        // value_bytes feeds the fixed table's estimated entry charge: the mean size
+        long estimate = Math.max(1, Math.round(SoakValues.meanSize(minValueBytes, maxValueBytes)));
+        return new CacheFactory.Settings(cacheType, initialCapacity(), estimate, 0, numShardBits,
+                false, evictionEffortCap, CacheFactory.hashSeedFor(seed), highPriPoolRatio,
+                lowPriPoolRatio);
+    }
+
+    /** Formats nanoseconds as a duration the way the flags accept it ("1.5s", "10m", "250ms"). */
+    static String formatDuration(long nanos) {
+        if (nanos % 3_600_000_000_000L == 0 && nanos > 0) {
+            return nanos / 3_600_000_000_000L + "h";
+        }
+        if (nanos % 60_000_000_000L == 0 && nanos > 0) {
+            return nanos / 60_000_000_000L + "m";
+        }
+        if (nanos < 1_000_000_000L && nanos % 1_000_000L == 0) {
+            return nanos / 1_000_000L + "ms";
+        }
+        return java.math.BigDecimal.valueOf(nanos).movePointLeft(9).stripTrailingZeros()
+                .toPlainString() + "s";
+    }
+
+    private static final Pattern DURATION =
+            Pattern.compile("([0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)\\s*(ms|s|m|h)?");
+
+    /** Parses a duration: seconds, or a number with a unit ms, s, m or h. */
+    static long parseDuration(String value) {
+        String s = value.strip().toLowerCase(Locale.ROOT);
+        Matcher m = DURATION.matcher(s);
+        if (!m.matches()) {
+            throw new TypeConversionException("'" + value + "' is not a duration (seconds, or a"
+                    + " number with a unit: 500ms, 30s, 10m, 1h)");
+        }
+        double number = Double.parseDouble(m.group(1));
+        String unit = m.group(2) == null ? "s" : m.group(2);
+        double nanosPerUnit = switch (unit) {
+            case "ms" -> 1e6;
+            case "s" -> 1e9;
+            case "m" -> 60e9;
+            default -> 3600e9;
+        };
+        double nanos = number * nanosPerUnit;
+        if (nanos > 365 * 24 * 3600e9) {
+            throw new TypeConversionException("'" + value + "' is more than a year");
+        }
+        return Math.round(nanos);
+    }
+
+    /** picocli converter for duration flags. */
+    public static final class DurationConverter implements ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            return parseDuration(value);
+        }
+    }
+
+    /** {@code -warmup}: a duration, or {@code auto} (-1). */
+    public static final class WarmupConverter implements ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            return value.strip().equalsIgnoreCase("auto") ? -1L : parseDuration(value);
+        }
+    }
+}
