@@ -357,9 +357,12 @@ abstract class ClockTable extends PaddedCounters {
     }
 
     final boolean isEvictionEffortExceeded(EvictionData data) {
-        // Strict limits must find room if it exists, so they ignore the cap.
-        long cap = strict ? Long.MAX_VALUE / 4 : evictionEffortCap;
-        return (data.freedCount + 1) * cap <= data.seenPinned;
+        if (strict) {
+            // Strict limits must find room if it exists, so they ignore the cap. (A huge cap in
+            // the product below overflowed once 4 entries were freed, and gave up.)
+            return false;
+        }
+        return (data.freedCount + 1) * evictionEffortCap <= data.seenPinned;
     }
 
     // ---------------------------------------------------------------- insert and capacity

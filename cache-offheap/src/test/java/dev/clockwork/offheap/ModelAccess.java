@@ -1,0 +1,118 @@
+package dev.clockwork.offheap;
+
+import dev.clockwork.cache.Cache;
+import dev.clockwork.cache.hash.KeyHash;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * Test-only window on per-shard state, for the model-based tests in
+ * {@code dev.clockwork.offheap.model}: they check capacity and usage shard by shard, because
+ * that is where the caches enforce them (each shard gets {@code ceil(capacity / shards)}).
+ *
+ * <p>Reads only; never changes a cache. For a HyperClock cache a shard is one {@link ClockTable};
+ * for an LRU cache one {@link LruShard} (reached through the cache's private array by reflection,
+ * as LruCache exposes no per-shard view).
+ */
+public final class ModelAccess {
+    private static final VarHandle LRU_SHARDS;
+
+    static {
+        try {
+            LRU_SHARDS = MethodHandles.privateLookupIn(LruCache.class, MethodHandles.lookup())
+                    .findVarHandle(LruCache.class, "shards", LruShard[].class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private ModelAccess() {
+    }
+
+    /** Per-shard readings of one moment. Arrays are indexed by shard. */
+    public static final class ShardState {
+        /** Bytes charged to the shard (entries, standalone entries, charged metadata). */
+        public final long[] usage;
+        /** The shard's capacity. */
+        public final long[] capacity;
+        /** HyperClock: table entries (visible or erased-but-pinned); LRU: entries in the index. */
+        public final long[] occupancy;
+        /** HyperClock: most entries the table accepts at its current size; LRU: unused. */
+        public final long[] occupancyLimit;
+        /** HyperClock: charged table metadata (slots in use x 64, or 0); LRU: 0. */
+        public final long[] metadata;
+        /** HyperClock: charge of standalone entries; LRU: 0. */
+        public final long[] standaloneUsage;
+        /** Bytes charged by pinned entries (HyperClock: slot metadata included, if charged). */
+        public final long[] pinnedUsage;
+        /** HyperClock: slots in use (Auto: grows); LRU: 0. */
+        public final long[] slots;
+
+        ShardState(int shards) {
+            usage = new long[shards];
+            capacity = new long[shards];
+            occupancy = new long[shards];
+            occupancyLimit = new long[shards];
+            metadata = new long[shards];
+            standaloneUsage = new long[shards];
+            pinnedUsage = new long[shards];
+            slots = new long[shards];
+        }
+    }
+
+    public static int shards(Cache cache) {
+        if (cache instanceof HyperClockCache hcc) {
+            return hcc.tables.length;
+        }
+        return lruShards((LruCache) cache).length;
+    }
+
+    /** The shard a key belongs to in a cache built with {@code hashSeed} (as the caches pick it). */
+    public static int shardOf(Cache cache, long hashSeed, long key0, long key1) {
+        long h0 = KeyHash.hash0(key0, key1, hashSeed);
+        return (int) (h0 >>> 32) & (shards(cache) - 1);
+    }
+
+    public static ShardState read(Cache cache) {
+        if (cache instanceof HyperClockCache hcc) {
+            ShardState s = new ShardState(hcc.tables.length);
+            for (int i = 0; i < hcc.tables.length; i++) {
+                ClockTable t = hcc.tables[i];
+                s.usage[i] = t.usage();
+                s.capacity[i] = t.capacity();
+                s.occupancy[i] = t.occupancy();
+                s.occupancyLimit[i] = t.occupancyLimit();
+                s.metadata[i] = t.metadataCharge();
+                s.standaloneUsage[i] = t.standaloneUsage.get();
+                s.pinnedUsage[i] = t.pinnedUsage();
+                s.slots[i] = t.usedSlots();
+            }
+            return s;
+        }
+        LruCache lru = (LruCache) cache;
+        LruShard[] shards = lruShards(lru);
+        ShardState s = new ShardState(shards.length);
+        long perShard = NativeCache.perShardCapacity(lru.capacity(), shards.length);
+        for (int i = 0; i < shards.length; i++) {
+            s.usage[i] = shards[i].usage();
+            s.capacity[i] = perShard;
+            s.occupancy[i] = shards[i].entryCount();
+            s.pinnedUsage[i] = shards[i].pinnedUsage();
+        }
+        return s;
+    }
+
+    /** One LRU shard's usage, read just before an operation whose outcome depends on it. */
+    public static long lruShardUsage(Cache cache, int shard) {
+        return lruShards((LruCache) cache)[shard].usage();
+    }
+
+    /** The capacity each shard gets: the total split evenly, rounded up. */
+    public static long perShardCapacity(long capacity, int shards) {
+        return NativeCache.perShardCapacity(capacity, shards);
+    }
+
+    private static LruShard[] lruShards(LruCache cache) {
+        return (LruShard[]) LRU_SHARDS.get(cache);
+    }
+}
