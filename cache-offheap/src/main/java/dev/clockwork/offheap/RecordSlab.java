@@ -17,10 +17,9 @@ import java.util.Arrays;
  * <pre>
  *   index (31 bits) = chunk (21 bits) | record in chunk (10 bits)
  *
- *   chunk table (native):  +-------------+-----------+-----------+-----+
- *                          | chunk count | chunk 0   | chunk 1   | ... |   8 bytes each
- *                          | (diagnostic)|           |           |     |
- *                          +-------------+-----------+-----------+-----+
+ *   chunk table (native):  +-----------+-----------+-----+
+ *                          | chunk 0   | chunk 1   | ... |   8 bytes each
+ *                          +-----------+-----------+-----+
  *   chunk (native, 64 KiB, aligned to 64 KiB):
  *                          +--------------+----------+----------+-----+------------+
  *                          | header:      | record 1 | record 2 | ... | record 1023|
@@ -39,8 +38,9 @@ import java.util.Arrays;
  * reads the published chunk count, then the table (both volatile): a table is published before any
  * count that needs it, and holds the addresses of all chunks counted before it, so whichever table
  * the reader gets covers the count it read. Tables outgrown are kept until close, because a reader
- * may still hold one; together they are smaller than the current table. Chunks are never returned before close: after a capacity shrink or many erases the
- * free records stay with the slab (64 bytes per entry at the peak).
+ * may still hold one; together they are smaller than the current table. Chunks are never
+ * returned before close: after a capacity shrink or many erases the free records stay with the
+ * slab (64 bytes per entry at the peak).
  */
 final class RecordSlab {
     static final int RECORD_SHIFT = 6;
@@ -66,7 +66,7 @@ final class RecordSlab {
     private final MemorySegment mem;
     /** All memory, unscoped: for everything else, which runs under the owner's lock. */
     private final MemorySegment raw;
-    /** The chunk table: [count][chunk 0][chunk 1]...; written under the owner's lock. */
+    /** The chunk table: [chunk 0][chunk 1]...; written under the owner's lock. */
     private volatile long table;
     /** Chunks a lock-free reader may use: written after their addresses are in the table. */
     private volatile int publishedChunks;
@@ -86,14 +86,13 @@ final class RecordSlab {
         this.raw = raw;
         this.tableChunks = FIRST_TABLE_CHUNKS;
         long t = NativeMemory.allocate(tableBytes(tableChunks));
-        raw.set(LONG, t, 0);
         this.table = t;
         this.lockedTable = t;
         addChunk();
     }
 
     private static long tableBytes(int chunks) {
-        return 8L + 8L * chunks;
+        return 8L * chunks;
     }
 
     private void addChunk() {
@@ -108,9 +107,8 @@ final class RecordSlab {
         long chunk = NativeMemory.allocateAligned(CHUNK_BYTES, CHUNK_BYTES);
         MemorySegment.ofAddress(chunk).reinterpret(CHUNK_BYTES).fill((byte) 0);
         raw.set(INT, chunk, chunks); // the header
-        raw.set(LONG, t + 8 + 8L * chunks, chunk);
+        raw.set(LONG, t + 8L * chunks, chunk);
         chunks++;
-        raw.set(LONG, t, chunks);
         publishedChunks = chunks; // volatile: a reader that sees it also sees the address
         fresh = ((chunks - 1) << CHUNK_SHIFT) + 1; // past the header
     }
@@ -158,7 +156,7 @@ final class RecordSlab {
 
     /** The address of a record; for indexes this slab handed out, under the owner's lock. */
     long address(int index) {
-        return raw.get(LONG, lockedTable + 8 + 8L * (index >>> CHUNK_SHIFT))
+        return raw.get(LONG, lockedTable + 8L * (index >>> CHUNK_SHIFT))
                 + ((long) (index & (RECORDS_PER_CHUNK - 1)) << RECORD_SHIFT);
     }
 
@@ -171,7 +169,8 @@ final class RecordSlab {
         if (index <= 0 || chunk >= publishedChunks) {
             return -1;
         }
-        return raw.get(LONG, table + 8 + 8L * chunk)
+        // Scoped: this runs unlocked, and may race close, which frees the table after the arena.
+        return mem.get(LONG, table + 8L * chunk)
                 + ((long) (index & (RECORDS_PER_CHUNK - 1)) << RECORD_SHIFT);
     }
 
@@ -198,7 +197,7 @@ final class RecordSlab {
     /** Calls {@code visitor} with the address of every record ever handed out (free ones too). */
     void forEachCarved(RecordVisitor visitor) {
         for (int c = 0; c < chunks; c++) {
-            long chunk = raw.get(LONG, table + 8 + 8L * c);
+            long chunk = raw.get(LONG, table + 8L * c);
             int from = 1;
             int to = c == chunks - 1 ? fresh - (c << CHUNK_SHIFT) : RECORDS_PER_CHUNK;
             for (int r = from; r < to; r++) {
@@ -217,7 +216,7 @@ final class RecordSlab {
     void freeAll() {
         long t = table;
         for (int c = 0; c < chunks; c++) {
-            NativeMemory.free(raw.get(LONG, t + 8 + 8L * c), CHUNK_BYTES);
+            NativeMemory.free(raw.get(LONG, t + 8L * c), CHUNK_BYTES);
         }
         NativeMemory.free(t, tableBytes(tableChunks));
         for (int i = 0; i < retiredTables.length; i++) {
