@@ -355,6 +355,15 @@ final class AutoClockTable extends ClockTable {
         if (slot < 0) {
             return NOT_FOUND; // a duplicate, or no free slot at all
         }
+        link(slot, homeAndShift, h1);
+        if (!keepRef) {
+            unref(slot, 1);
+        }
+        return slot;
+    }
+
+    /** Pushes a published entry onto its home's chain (split since, or not). */
+    private void link(long slot, long homeAndShift, long h1) {
         long home = homeAndShift >>> 8;
         int homeShift = (int) (homeAndShift & 0xFF);
         // Published with one reference, held until linked, so nothing can remove it meanwhile.
@@ -378,13 +387,9 @@ final class AutoClockTable extends ClockTable {
             }
             setNext(slot, word);
             if (compareAndExchangeHead(home, word, ChainPointer.to(index, homeShift)) == word) {
-                break;
+                return;
             }
         }
-        if (!keepRef) {
-            unref(slot, 1);
-        }
-        return slot;
     }
 
     /**
@@ -405,10 +410,10 @@ final class AutoClockTable extends ClockTable {
         for (long attempt = 0; attempt < attempts; attempt++) {
             long slot = index << SLOT_SHIFT;
             if (tryClaim(slot)) {
-                writeEntry(slot, h0, h1, valueAddress, valueLength, charge);
                 // Clock = countdown once the reference is released (usefully if kept).
                 long acquire = keepRef ? countdown : countdown + 1;
-                publishMeta(slot, ClockMeta.visible(acquire, acquire - 1));
+                fillAndPublish(slot, h0, h1, valueAddress, valueLength, charge,
+                        ClockMeta.visible(acquire, acquire - 1));
                 return slot;
             }
             if (key0(slot) == h0 && key1(slot) == h1 && ClockMeta.isVisible(metaOpaque(slot))

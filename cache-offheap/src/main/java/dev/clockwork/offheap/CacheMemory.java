@@ -19,6 +19,8 @@ final class CacheMemory {
     /** The same, read-only: handing out a value view then costs one slice, not two objects. */
     private final MemorySegment allReadOnly = all.asReadOnly();
     final StatsCounters stats;
+    /** Inserts, erases and freeing releases of HyperClock caches run inside it. */
+    final CloseGate gate = new CloseGate();
 
     CacheMemory(boolean recordStats) {
         this.stats = new StatsCounters(recordStats);
@@ -41,6 +43,7 @@ final class CacheMemory {
      * refuses to close a shared arena while a thread holds it; such accesses are short).
      */
     void closeArena() {
+        gate.shutAndDrain();
         for (int attempt = 0; ; attempt++) {
             try {
                 arena.close();

@@ -154,13 +154,29 @@ abstract class ClockTable extends PaddedCounters {
         return (int) INT.get(slots, SlotLayout.valueLengthOffset(slot));
     }
 
-    final void writeEntry(long slot, long h0, long h1, long valueAddress, int valueLength, long charge) {
+    final int flags(long slot) {
+        return (int) INT.get(slots, SlotLayout.flagsOffset(slot));
+    }
+
+    /**
+     * Fills a claimed (under construction) slot with an entry and publishes it with {@code meta}
+     * in one release store.
+     *
+     * <p>The value passes to the slot with the write of its address (see {@link SlotLayout}),
+     * after its length, which close needs to free it. Inserts run inside the cache's
+     * {@link CloseGate}, so close cannot stop this half way.
+     */
+    final void fillAndPublish(long slot, long h0, long h1, long valueAddress, int valueLength,
+                              long charge, long meta) {
+        INT.set(slots, SlotLayout.valueLengthOffset(slot), valueLength);
+        LONG.set(slots, SlotLayout.valueAddressOffset(slot), valueAddress);
         LONG.set(slots, SlotLayout.key0Offset(slot), h0);
         LONG.set(slots, SlotLayout.key1Offset(slot), h1);
-        LONG.set(slots, SlotLayout.valueAddressOffset(slot), valueAddress);
         LONG.set(slots, SlotLayout.chargeOffset(slot), charge);
-        INT.set(slots, SlotLayout.valueLengthOffset(slot), valueLength);
-        INT.set(slots, SlotLayout.flagsOffset(slot), 0);
+        // Odd from now on: handles of this entry carry this generation.
+        INT.set(slots, SlotLayout.flagsOffset(slot),
+                SlotLayout.nextGeneration(flags(slot)) & ~SlotLayout.FLAG_STANDALONE);
+        publishMeta(slot, meta);
     }
 
     // ---------------------------------------------------------------- per-entry protocol
@@ -234,9 +250,16 @@ abstract class ClockTable extends PaddedCounters {
             }
             current = witness;
         }
-        long charge = charge(slot);
-        removeOwned(slot);
-        reclaim(charge);
+        // Ours now. If close has begun, the gate refuses us and close frees the value
+        // (freeAll: its address is still in the slot).
+        int stripe = memory.gate.enter();
+        try {
+            long charge = charge(slot);
+            removeOwned(slot);
+            reclaim(charge);
+        } finally {
+            memory.gate.exit(stripe);
+        }
         return true;
     }
 
@@ -313,9 +336,18 @@ abstract class ClockTable extends PaddedCounters {
         }
     }
 
-    /** Frees an owned (under construction) entry's value and marks its slot empty. */
+    /**
+     * Frees an owned (under construction) entry's value and marks its slot empty. The slot gives
+     * the value up first (address zeroed, generation even again): a slot's value address is
+     * non-zero exactly while it owns a value (see {@link #freeAll}). Callers are inside the
+     * cache's {@link CloseGate}, so close cannot stop this half way.
+     */
     final void freeValueAndMarkEmpty(long slot) {
-        NativeMemory.free(valueAddress(slot), valueLength(slot));
+        long address = valueAddress(slot);
+        int length = valueLength(slot);
+        LONG.set(slots, SlotLayout.valueAddressOffset(slot), 0L);
+        INT.set(slots, SlotLayout.flagsOffset(slot), SlotLayout.nextGeneration(flags(slot)));
+        NativeMemory.free(address, length); // unscoped: cannot fail half-way
         publishMeta(slot, ClockMeta.EMPTY);
     }
 
@@ -549,15 +581,19 @@ abstract class ClockTable extends PaddedCounters {
 
     /**
      * Frees every value left in the table and the table itself. Called by the cache's close after
-     * its arena is closed, so no other thread can be touching the table.
+     * its arena is closed, so no other thread can be touching the table through it any more.
+     *
+     * <p>Frees by value address, not by state: a slot owns a value exactly while its address is
+     * non-zero. That includes a slot a racing release took for freeing (its CAS to "under
+     * construction" done) but that the closed gate then stopped from freeing it.
      */
     final void freeAll() {
         long end = usedSlots() * SLOT_BYTES;
         MemorySegment raw = MemorySegment.ofAddress(rawAddress).reinterpret(end);
         for (long slot = 0; slot < end; slot += SLOT_BYTES) {
-            long meta = raw.get(ValueLayout.JAVA_LONG, slot);
-            if (isShareable(meta)) {
-                NativeMemory.free(raw.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot)),
+            long address = raw.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot));
+            if (address != 0) {
+                NativeMemory.free(address,
                         raw.get(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot)));
             }
         }

@@ -140,8 +140,8 @@ final class FixedClockTable extends ClockTable {
             long slot = index << SLOT_SHIFT;
             if (tryClaim(slot)) {
                 // We own the slot: fill it, then publish with one release store.
-                writeEntry(slot, h0, h1, valueAddress, valueLength, charge);
-                publishMeta(slot, ClockMeta.visible(countdown, countdown - (keepRef ? 1 : 0)));
+                fillAndPublish(slot, h0, h1, valueAddress, valueLength, charge,
+                        ClockMeta.visible(countdown, countdown - (keepRef ? 1 : 0)));
                 return slot;
             }
             // A plain look for our key first, as in lookup; sameKeyBoosting confirms under refs.

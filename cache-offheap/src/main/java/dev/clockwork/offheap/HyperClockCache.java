@@ -13,6 +13,7 @@ import dev.clockwork.cache.hash.KeyHash;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.ThreadLocalRandom;
 import org.agrona.collections.LongHashSet;
 
 /**
@@ -22,23 +23,31 @@ import org.agrona.collections.LongHashSet;
  * word picks the shard.
  *
  * <h2>Handles</h2>
- * <pre>
- *  table entry:      0 | 0 ... 0 (13 bits, reserved) | 1 | shard (16) | slot index (32)
- *  standalone entry: 0 | 1 | native address of the standalone slot (62)
- * </pre>
- * Table handles are bounds-checked on use, so a handle from another cache or a made-up number
- * fails with an exception; a standalone handle must be registered to be used.
+ * See {@link ClockHandle}: a table handle names a slot and the generation of the entry in it,
+ * salted per cache, and is bounds- and generation-checked on every use; a standalone handle must
+ * be registered to be used. So made-up, stale and foreign handles throw instead of reading or
+ * releasing an entry that is not theirs (up to the generation's wrap-around, see ClockHandle).
+ *
+ * <h2>Close</h2>
+ * Calls that hand values over or free them (inserts, erases, the release that frees an entry) run
+ * inside a {@link CloseGate}, which close shuts and drains before it closes the arena; lookups,
+ * plain releases and value reads only race the arena, which stops them with an exception. What
+ * close then frees: every slot's value by its address ({@link ClockTable#freeAll}), including a
+ * slot a release took but could not free, and every registered standalone entry. See
+ * {@link NativeCache#close()} for the contract.
  */
 public abstract class HyperClockCache extends NativeCache {
-    static final long TABLE_TAG = 1L << 48;
-    static final long STANDALONE_TAG = 1L << 62;
-    private static final long SHARD_MASK_IN_HANDLE = 0xFFFFL;
-    private static final long TABLE_HANDLE_BITS = TABLE_TAG | 0xFFFF_FFFF_FFFFL;
+    static final long STANDALONE_TAG = ClockHandle.STANDALONE_TAG;
+    /** Standalone slots are private until registered, and freed unregistered: no arena scope. */
+    private static final MemorySegment RAW = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
     private static final VarHandle LONG = ClockTable.LONG;
 
     final ClockTable[] tables;
     private final int shardMask;
+    /** Mixed into every table handle's generation, so that another cache's handles fail. */
+    private final int handleSalt = ThreadLocalRandom.current().nextInt();
+    /** Live standalone slots; also close's list of them. Guarded by itself. */
     private final LongHashSet standalone = new LongHashSet();
 
     HyperClockCache(CacheMemory memory, ClockTable[] tables, long capacity, long hashSeed,
@@ -99,25 +108,46 @@ public abstract class HyperClockCache extends NativeCache {
         return (int) (h0 >>> 32) & shardMask;
     }
 
-    private static long tableHandle(int shard, long slot) {
-        return TABLE_TAG | ((long) shard << 32) | (slot >>> SlotLayout.SLOT_SHIFT);
+    /** The handle of a slot we hold a reference on (so its generation is stable). */
+    private long tableHandle(int shard, long slot) {
+        return ClockHandle.table(shard, slot >>> SlotLayout.SLOT_SHIFT,
+                SlotLayout.generation(tables[shard].flags(slot)), handleSalt);
     }
 
     private static boolean isStandalone(long handle) {
-        return (handle & STANDALONE_TAG) != 0;
+        return ClockHandle.isStandalone(handle);
     }
 
+    /** The table of a table handle whose shard and slot are in bounds; throws otherwise. */
     private ClockTable tableOf(long handle) {
-        int shard = (int) ((handle >>> 32) & SHARD_MASK_IN_HANDLE);
-        if ((handle & ~TABLE_HANDLE_BITS) != 0 || (handle & TABLE_TAG) == 0 || shard > shardMask
-                || (handle & 0xFFFF_FFFFL) >= tables[shard].slotCount) {
-            throw new IllegalArgumentException("handle " + handle + " does not belong to this cache");
+        int shard = ClockHandle.shard(handle);
+        if (!ClockHandle.isTable(handle) || shard > shardMask
+                || ClockHandle.slotIndex(handle) >= tables[shard].slotCount) {
+            throw notOurs(handle);
         }
         return tables[shard];
     }
 
     private static long slotOf(long handle) {
-        return (handle & 0xFFFF_FFFFL) << SlotLayout.SLOT_SHIFT;
+        return ClockHandle.slotIndex(handle) << SlotLayout.SLOT_SHIFT;
+    }
+
+    /** The slot of a table handle that names the entry its slot holds now; throws otherwise. */
+    private long checkedSlot(ClockTable table, long handle) {
+        long slot = slotOf(handle);
+        if (!ClockHandle.names(handle, table.flags(slot), handleSalt)) {
+            throw stale(handle);
+        }
+        return slot;
+    }
+
+    private static IllegalArgumentException notOurs(long handle) {
+        return new IllegalArgumentException("handle " + handle + " does not belong to this cache");
+    }
+
+    private static IllegalStateException stale(long handle) {
+        return new IllegalStateException("handle " + handle + " is stale (its entry was released"
+                + " and freed) or from another cache");
     }
 
     // ---------------------------------------------------------------- lookup and release
@@ -135,7 +165,8 @@ public abstract class HyperClockCache extends NativeCache {
         if (isStandalone(handle)) {
             return releaseStandalone(handle);
         }
-        return tableOf(handle).release(slotOf(handle), true, eraseIfLastRef);
+        ClockTable table = tableOf(handle);
+        return table.release(checkedSlot(table, handle), true, eraseIfLastRef);
     }
 
     @Override
@@ -149,7 +180,8 @@ public abstract class HyperClockCache extends NativeCache {
             }
             return;
         }
-        tableOf(handle).ref(slotOf(handle));
+        ClockTable table = tableOf(handle);
+        table.ref(checkedSlot(table, handle));
     }
 
     // ---------------------------------------------------------------- values through handles
@@ -164,7 +196,12 @@ public abstract class HyperClockCache extends NativeCache {
 
     @Override
     void checkRecord(long handle, long lengthWord) {
-        // Nothing more to check: recordAddress bounds-checked the slot, and a slot is never freed.
+        // The length word's high half is the slot's flags word (SlotLayout): check the generation
+        // of table handles (recordAddress bounds-checked their slot, which is never freed).
+        if (!isStandalone(handle) && !ClockHandle.names(handle, (int) (lengthWord >>> 32),
+                handleSalt)) {
+            throw stale(handle);
+        }
     }
 
     // ---------------------------------------------------------------- insert
@@ -172,6 +209,17 @@ public abstract class HyperClockCache extends NativeCache {
     @Override
     long insertCopied(long h0, long h1, long address, int length, long charge, Priority priority,
                       boolean keepRef) {
+        // Inside the gate close cannot stop us half way, holding a value it cannot see.
+        int stripe = memory.gate.enter();
+        try {
+            return insertInGate(h0, h1, address, length, charge, priority, keepRef);
+        } finally {
+            memory.gate.exit(stripe);
+        }
+    }
+
+    private long insertInGate(long h0, long h1, long address, int length, long charge,
+                              Priority priority, boolean keepRef) {
         int shard = shardOf(h0);
         long result = tables[shard].insert(h0, h1, address, length, charge,
                 ClockMeta.initialCountdown(priority), keepRef);
@@ -198,6 +246,9 @@ public abstract class HyperClockCache extends NativeCache {
      * An entry outside the table, returned when the caller wants a handle but the key is already
      * present or the table is full. Born invisible with one reference; freed by its last release.
      * Its charge was added to the shard's usage by the table insert.
+     *
+     * <p>The slot is private until it is registered, so it is filled through unscoped memory.
+     * Runs inside the close gate (see {@link #insertCopied}).
      */
     private long standaloneInsert(long h0, long h1, long valueAddress, int length, long charge,
                                   int shard) {
@@ -208,24 +259,25 @@ public abstract class HyperClockCache extends NativeCache {
             tables[shard].addUsage(-charge); // undo the table insert's charge: nothing stored
             throw e;
         }
-        MemorySegment all = memory.all();
-        all.set(ValueLayout.JAVA_LONG, SlotLayout.key0Offset(slot), h0);
-        all.set(ValueLayout.JAVA_LONG, SlotLayout.key1Offset(slot), h1);
-        all.set(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot), valueAddress);
-        all.set(ValueLayout.JAVA_LONG, SlotLayout.chargeOffset(slot), charge);
-        all.set(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot), length);
-        all.set(ValueLayout.JAVA_INT, SlotLayout.flagsOffset(slot),
+        RAW.set(ValueLayout.JAVA_LONG, SlotLayout.key0Offset(slot), h0);
+        RAW.set(ValueLayout.JAVA_LONG, SlotLayout.key1Offset(slot), h1);
+        RAW.set(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot), valueAddress);
+        RAW.set(ValueLayout.JAVA_LONG, SlotLayout.chargeOffset(slot), charge);
+        RAW.set(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot), length);
+        RAW.set(ValueLayout.JAVA_INT, SlotLayout.flagsOffset(slot),
                 SlotLayout.FLAG_STANDALONE | shard);
-        LONG.setRelease(all, SlotLayout.metaOffset(slot), ClockMeta.INVISIBLE_STATE | ACQUIRE_ONE);
-        tables[shard].standaloneUsage.addAndGet(charge);
+        // Plain is enough: registering (a monitor) publishes the slot to other threads.
+        RAW.set(ValueLayout.JAVA_LONG, SlotLayout.metaOffset(slot),
+                ClockMeta.INVISIBLE_STATE | ACQUIRE_ONE);
         synchronized (standalone) {
             standalone.add(slot);
         }
-        return STANDALONE_TAG | slot;
+        tables[shard].standaloneUsage.addAndGet(charge);
+        return ClockHandle.standalone(slot);
     }
 
     private long standaloneAddress(long handle) {
-        long slot = handle & ~STANDALONE_TAG;
+        long slot = ClockHandle.standaloneAddress(handle);
         synchronized (standalone) {
             if (!standalone.contains(slot)) {
                 throw new IllegalStateException(
@@ -235,6 +287,10 @@ public abstract class HyperClockCache extends NativeCache {
         return slot;
     }
 
+    /**
+     * Releases a standalone reference; the last one frees the entry, inside the close gate: if
+     * close has begun, the slot stays registered and close frees it.
+     */
     private boolean releaseStandalone(long handle) {
         long slot = standaloneAddress(handle);
         MemorySegment all = memory.all();
@@ -250,30 +306,35 @@ public abstract class HyperClockCache extends NativeCache {
                 != current) {
             return false; // re-referenced meanwhile; its last release frees it
         }
-        synchronized (standalone) {
-            standalone.remove(slot);
+        int stripe = memory.gate.enter();
+        try {
+            long charge = all.get(ValueLayout.JAVA_LONG, SlotLayout.chargeOffset(slot));
+            int shard = all.get(ValueLayout.JAVA_INT, SlotLayout.flagsOffset(slot))
+                    & SlotLayout.FLAG_SHARD_MASK;
+            NativeMemory.free(all.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot)),
+                    all.get(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot)));
+            synchronized (standalone) {
+                standalone.remove(slot);
+            }
+            NativeMemory.free(slot, SlotLayout.SLOT_BYTES);
+            tables[shard].standaloneUsage.addAndGet(-charge);
+            tables[shard].addUsage(-charge);
+        } finally {
+            memory.gate.exit(stripe);
         }
-        long charge = all.get(ValueLayout.JAVA_LONG, SlotLayout.chargeOffset(slot));
-        int shard = all.get(ValueLayout.JAVA_INT, SlotLayout.flagsOffset(slot))
-                & SlotLayout.FLAG_SHARD_MASK;
-        freeStandalone(all, slot);
-        tables[shard].standaloneUsage.addAndGet(-charge);
-        tables[shard].addUsage(-charge);
         return true;
-    }
-
-    /** Frees a standalone slot and its value, read through {@code view} (all memory). */
-    private static void freeStandalone(MemorySegment view, long slot) {
-        NativeMemory.free(view.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot)),
-                view.get(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot)));
-        NativeMemory.free(slot, SlotLayout.SLOT_BYTES);
     }
 
     // ---------------------------------------------------------------- erase, capacity, stats
 
     @Override
     boolean eraseHashed(long h0, long h1) {
-        return tables[shardOf(h0)].erase(h0, h1);
+        int stripe = memory.gate.enter(); // erasing frees values: see insertCopied
+        try {
+            return tables[shardOf(h0)].erase(h0, h1);
+        } finally {
+            memory.gate.exit(stripe);
+        }
     }
 
     @Override
@@ -401,11 +462,13 @@ public abstract class HyperClockCache extends NativeCache {
         for (ClockTable table : tables) {
             table.freeAll();
         }
-        MemorySegment raw = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
         synchronized (standalone) {
             var it = standalone.iterator();
             while (it.hasNext()) {
-                freeStandalone(raw, it.nextValue());
+                long slot = it.nextValue();
+                NativeMemory.free(RAW.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot)),
+                        RAW.get(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot)));
+                NativeMemory.free(slot, SlotLayout.SLOT_BYTES);
             }
             standalone.clear();
         }

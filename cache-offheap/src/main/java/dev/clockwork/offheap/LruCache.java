@@ -197,6 +197,7 @@ public final class LruCache extends NativeCache {
 
     @Override
     public long pinnedUsage() {
+        checkOpen(); // as HyperClock's, which must scan its tables for it
         long sum = 0;
         for (LruShard shard : shards) {
             sum += shard.pinnedUsage();

@@ -500,14 +500,12 @@ final class LruShard {
     /**
      * Inserts an entry whose value is already copied to {@code valueAddress}, replacing any entry
      * of the key. Returns the new entry's handle (pinned if {@code keepRef}), or {@link #DROPPED}
-     * or {@link #REFUSED}; in those two cases the caller still owns the value.
+     * or {@link #REFUSED}; in those two cases, and when it throws because the cache is closed,
+     * the caller still owns the value.
      */
     synchronized long insert(long h0, long h1, long valueAddress, int valueLength, long charge,
                              Priority priority, boolean keepRef) {
-        if (closed) {
-            NativeMemory.free(valueAddress, valueLength); // ours now: stored or freed
-            checkNotClosed();
-        }
+        checkNotClosed(); // the value stays the caller's (NativeCache.insertCopied's contract)
         long total = charge + metaCharge;
         evictFor(total);
         if (usage + total > capacity && (strict || !keepRef)) {

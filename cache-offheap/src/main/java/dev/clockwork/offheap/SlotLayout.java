@@ -24,7 +24,7 @@ package dev.clockwork.offheap;
  *  +--------------------------------------------------------------+
  *  |                 Value length                                 | 40
  *  +--------------------------------------------------------------+
- *  |   Flags: standalone bit, shard of a standalone entry         | 44
+ *  |S|- -|  generation (13)        |  shard of a standalone entry | 44
  *  +--------------------------------------------------------------+
  *  |   Fixed table: displacements (atomic) | Auto: chain head     | 48
  *  |   Fixed table: unused                 |   (see ChainPointer)   |
@@ -39,6 +39,17 @@ package dev.clockwork.offheap;
  * pointer to the <em>entry</em> stored in the slot, which may be on any chain. Keeping the head in
  * the same line as an entry makes the common lookup, an entry stored at its own home, one cache
  * miss.
+ *
+ * <p>The flags word holds the standalone bit S, the slot's <em>generation</em> and, in a standalone
+ * entry, its shard (for usage accounting). The generation is odd exactly while the slot holds an
+ * entry: writing an entry and freeing it each move it on by one, so a handle that carries it
+ * ({@link ClockHandle}) can tell its own entry from a later one in the same slot, or from none.
+ * The value path reads it for free: it shares an 8-byte word with the value length.
+ *
+ * <p>The value address is non-zero exactly while the slot owns a value, whatever the meta word
+ * says: it is the first field an insert writes and is zeroed before the value is freed. That is
+ * what lets {@code close()} free every value a racing call left half inserted or half evicted
+ * (see {@link ClockTable#freeAll}).
  *
  * <p>Every field but the meta word and displacements is written only by the thread that owns the
  * slot in the "under construction" state, and published by the release store of the meta word;
@@ -63,8 +74,21 @@ final class SlotLayout {
     static final int FLAG_STANDALONE = 1 << 31;
     /** Flag bits holding the shard index of a standalone entry, for usage accounting. */
     static final int FLAG_SHARD_MASK = 0xFFFF;
+    /** Where the generation sits in the flags word, and its width (13 bits). */
+    static final int GENERATION_SHIFT = 16;
+    static final int GENERATION_MASK = (1 << 13) - 1;
 
     private SlotLayout() {
+    }
+
+    static int generation(int flags) {
+        return (flags >>> GENERATION_SHIFT) & GENERATION_MASK;
+    }
+
+    /** The flags word with the generation moved on by one (wrapping), other bits kept. */
+    static int nextGeneration(int flags) {
+        int next = (generation(flags) + 1) & GENERATION_MASK;
+        return (flags & ~(GENERATION_MASK << GENERATION_SHIFT)) | (next << GENERATION_SHIFT);
     }
 
     /** Byte offset of slot {@code index} within a table. */

@@ -609,36 +609,6 @@ class AutoHyperClockCacheTest {
                 + e.getMessage());
     }
 
-    @Test
-    void useAfterCloseThrowsAndCloseIsIdempotent() {
-        var cache = cache(1 << 20, 0);
-        byte[] v = valueOf(1, 1);
-        long h = cache.insertPinned(1, 1, v, 0, 16, 16, Priority.LOW);
-        assertNotEquals(Cache.MISS, h);
-        MemorySegment view = cache.value(h);
-        cache.close();
-        cache.close();
-        assertEquals(0, NativeMemory.outstandingBytes());
-        assertEquals(0, NativeMemory.reservedBytes());
-        List<Executable> calls = List.of(
-                () -> cache.lookup(1, 1),
-                () -> cache.insert(2, 2, v, 0, 16, 16, Priority.LOW),
-                () -> cache.insertPinned(2, 2, v, 0, 16, 16, Priority.LOW),
-                () -> cache.erase(1, 1),
-                () -> cache.release(h),
-                () -> cache.ref(h),
-                () -> cache.value(h),
-                () -> cache.chainReport(),
-                () -> cache.tableReport(),
-                () -> cache.pinnedUsage(),
-                () -> cache.setCapacity(1 << 21),
-                () -> cache.setStrictCapacityLimit(true),
-                () -> view.get(ValueLayout.JAVA_BYTE, 0));
-        for (Executable call : calls) {
-            assertThrows(IllegalStateException.class, call);
-        }
-    }
-
     // ---------------------------------------------------------------- growth races (white-box)
 
     /**

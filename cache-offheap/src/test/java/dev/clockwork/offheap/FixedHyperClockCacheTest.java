@@ -364,23 +364,6 @@ class FixedHyperClockCacheTest {
     }
 
     @Test
-    void useAfterCloseThrowsAndCloseIsIdempotent() {
-        var cache = cache(1 << 20, 1024);
-        byte[] v = bytes(10, 1);
-        long h = cache.insertPinned(1, 1, v, 0, 10, 10, Priority.LOW);
-        MemorySegment view = cache.value(h);
-        cache.close();
-        cache.close();
-        assertEquals(0, NativeMemory.outstandingBytes());
-        assertThrows(IllegalStateException.class, () -> cache.lookup(1, 1));
-        assertThrows(IllegalStateException.class, () -> cache.release(h));
-        assertThrows(IllegalStateException.class,
-                () -> cache.insert(2, 2, v, 0, 10, 10, Priority.LOW));
-        assertThrows(IllegalStateException.class, () -> view.get(ValueLayout.JAVA_BYTE, 0),
-                "a value view outlives nothing: reading it after close throws");
-    }
-
-    @Test
     void closeFreesEntriesPinnedAndStandalone() {
         var cache = cache(1 << 20, 1024);
         byte[] v = bytes(100, 1);

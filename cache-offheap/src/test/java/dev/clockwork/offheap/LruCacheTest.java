@@ -1192,43 +1192,6 @@ class LruCacheTest {
     }
 
     @Test
-    void everyOperationThrowsAfterClose() {
-        LruCache cache = cache(1000, 0.5, 0);
-        put(cache, 1, LOW);
-        long h = lookup(cache, 1);
-        MemorySegment view = cache.value(h);
-        cache.close();
-        cache.close(); // idempotent
-        assertEquals(0, NativeMemory.outstandingBytes());
-        byte[] v = valueOf(2);
-        Executable[] uses = {
-            () -> cache.lookup(1, key1(1)),
-            () -> cache.insert(2, key1(2), v, 0, v.length, C, LOW),
-            () -> cache.insert(2, key1(2), MemorySegment.ofArray(v), C, LOW),
-            () -> cache.insertPinned(2, key1(2), v, 0, v.length, C, LOW),
-            () -> cache.insertPinned(2, key1(2), MemorySegment.ofArray(v), C, LOW),
-            () -> cache.erase(1, key1(1)),
-            () -> cache.release(h),
-            () -> cache.release(h, true),
-            () -> cache.ref(h),
-            () -> cache.value(h),
-            () -> cache.valueSize(h),
-            () -> cache.charge(h),
-            () -> cache.copyValue(h, new byte[64], 0),
-            () -> cache.copyValue(h, MemorySegment.ofArray(new byte[64]), 0),
-            () -> cache.setCapacity(2000),
-            () -> cache.setStrictCapacityLimit(true),
-            () -> cache.poolUsage(),
-            () -> cache.metadataBytes(),
-            () -> view.get(ValueLayout.JAVA_BYTE, 0), // a view taken before close
-        };
-        for (Executable use : uses) {
-            assertThrows(IllegalStateException.class, use);
-        }
-        assertEquals(0, NativeMemory.outstandingBytes());
-    }
-
-    @Test
     void closeWithEntriesStillPinnedFreesEveryNativeByte() {
         long native0 = NativeMemory.outstandingBytes();
         LruCache cache = LruCache.builder().capacity(2 << 20).numShardBits(1)
