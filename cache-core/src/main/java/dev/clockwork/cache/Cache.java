@@ -17,6 +17,15 @@ import java.lang.foreign.MemorySegment;
  * {@link #release(long)}; a handle must not be used after its release. Handles cost nothing on the
  * Java heap.
  *
+ * <p>Misused handles are refused with an exception, never followed into memory the entry no
+ * longer owns: every handle carries the generation of its slot (salted per cache), so a handle
+ * whose entry was freed, a handle of another cache and a made-up number all throw; so does a
+ * second release of a handle when no other reference to its entry is held. Two limits: the
+ * generation wraps (a stale handle of a slot reused a multiple of 4,096 times in a HyperClock
+ * cache, or 16,384 in an LRU cache, passes; so do another cache's handles about once in 8,192 or
+ * 32,768), and a released handle whose entry is still cached and referenced by others reads that
+ * entry's bytes, since it names the same entry.
+ *
  * <h2>Values and charges</h2>
  * {@link #insert} copies the value into native memory owned by the cache. The entry's charge
  * (usually the value size, but any number the caller chooses) counts against the capacity. Entry
@@ -25,8 +34,10 @@ import java.lang.foreign.MemorySegment;
  *
  * <h2>Threads</h2>
  * Every method is safe to call from any thread. Lookup and release of resident entries are
- * lock-free in the HyperClock caches, and take one shard's lock in the LRU cache. {@link #close()} frees all native memory; calls racing with
- * or following close throw {@link IllegalStateException} and never touch freed memory.
+ * lock-free in the HyperClock caches, and take one shard's lock in the LRU cache.
+ * {@link #close()} frees all native memory; calls racing with or following close either complete
+ * before the memory is freed or throw {@link IllegalStateException}, and never touch freed
+ * memory; a value that a racing insert, erase or eviction was handling is freed exactly once.
  */
 public interface Cache extends AutoCloseable {
 
@@ -50,7 +61,12 @@ public interface Cache extends AutoCloseable {
      * entry (and refreshes its clock); but when its search for a slot does not meet that entry
      * first (racing inserts of one key, or a free slot ahead of it), a second copy is stored,
      * which lookups find first. {@link #erase} removes every copy. (RocksDB's caches behave the
-     * same ways.)
+     * same ways.) An LRU insert dropped for lack of room (it returns {@code true}) leaves a present
+     * entry of the key as it was.
+     *
+     * <p>Without a strict limit a HyperClock cache does not evict for an entry whose charge is
+     * larger than the current usage (there is not that much to evict, most likely because it is
+     * pinned): usage then exceeds capacity until later inserts evict it back down, as in RocksDB.
      *
      * @param charge what the entry counts against capacity, {@code >= 0}
      * @throws IllegalArgumentException if {@code charge} is negative or larger than the capacity
@@ -138,6 +154,12 @@ public interface Cache extends AutoCloseable {
     /**
      * With a strict limit, an insert that cannot make room (because too much is pinned) is refused;
      * without it, the insert goes ahead and usage may exceed capacity until pins are released.
+     *
+     * <p>A strict HyperClock cache may also refuse with nothing pinned: one eviction run sweeps
+     * the table at most 3 times, lowering each entry's countdown once per sweep, so a run that
+     * meets only entries of countdown 3 (fresh HIGH entries, or entries hit since the last sweep)
+     * frees nothing and gives up, as RocksDB's does. The next insert's run starts where it ended
+     * and finds them lowered.
      */
     void setStrictCapacityLimit(boolean strict);
 

@@ -62,6 +62,11 @@ final class ClockHandle {
         return handle & ~STANDALONE_TAG;
     }
 
+    /** The slot generation a table handle names (its own generation field, unsalted). */
+    static int generation(long handle, int salt) {
+        return ((int) (handle >>> GENERATION_SHIFT) ^ salt) & SlotLayout.GENERATION_MASK;
+    }
+
     /**
      * Whether a table handle names the entry its slot holds, given the slot's flags word: the slot
      * holds an entry (odd generation) and the generations match.

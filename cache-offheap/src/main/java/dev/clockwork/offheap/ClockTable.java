@@ -214,9 +214,11 @@ abstract class ClockTable extends PaddedCounters {
      * entry's clock; a non-useful one takes back the acquire as if the lookup never happened.
      * Frees the entry if this was its last reference and it was erased, or if asked to.
      *
+     * @param generation the generation of the entry the caller's handle names (see
+     *     {@link SlotLayout}): only that entry may be freed
      * @return whether this call freed the entry
      */
-    final boolean release(long slot, boolean useful, boolean eraseIfLastRef) {
+    final boolean release(long slot, boolean useful, boolean eraseIfLastRef, int generation) {
         long delta = useful ? RELEASE_ONE : -ACQUIRE_ONE;
         // Release mode: our reads of the value must happen before anyone who sees the count drop
         // frees it; the freeing thread's CAS (volatile) pairs with this.
@@ -242,13 +244,19 @@ abstract class ClockTable extends PaddedCounters {
             if (!isShareable(current)) {
                 return false; // someone else took ownership
             }
-            // A tiny window: another thread may have freed and replaced this entry with one that
-            // also has no references, and we erase that one. Harmless imprecision (RocksDB's too).
             long witness = compareAndExchangeMeta(slot, current, UNDER_CONSTRUCTION);
             if (witness == current) {
                 break;
             }
             current = witness;
+        }
+        if (SlotLayout.generation(flags(slot)) != generation) {
+            // Between our reference's drop and the CAS, another thread freed our entry and a new,
+            // unreferenced one took the slot: the CAS took that one. Put it back as it was
+            // (lookups that met the slot meanwhile saw "under construction" and took no
+            // reference). RocksDB erases the newcomer here (the FIXME in its Release).
+            publishMeta(slot, current);
+            return false;
         }
         // Ours now. If close has begun, the gate refuses us and close frees the value
         // (freeAll: its address is still in the slot).

@@ -166,7 +166,8 @@ public abstract class HyperClockCache extends NativeCache {
             return releaseStandalone(handle);
         }
         ClockTable table = tableOf(handle);
-        return table.release(checkedSlot(table, handle), true, eraseIfLastRef);
+        return table.release(checkedSlot(table, handle), true, eraseIfLastRef,
+                ClockHandle.generation(handle, handleSalt));
     }
 
     @Override

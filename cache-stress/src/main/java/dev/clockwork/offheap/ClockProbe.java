@@ -1,0 +1,52 @@
+package dev.clockwork.offheap;
+
+/**
+ * White-box access to HyperClock meta words for the stress tests, which live in another module
+ * but, on the class path, may share this package. Reads and writes a slot's meta word through
+ * a handle's slot, without the handle checks (a test may keep a released handle to name a slot).
+ * Not part of the library.
+ */
+public final class ClockProbe {
+    /** Past this release count a release clears the counters' top bits (see ClockMeta). */
+    public static final long OVERFLOW_THRESHOLD = ClockMeta.OVERFLOW_THRESHOLD;
+    /** The bit that near-overflow correction clears from both counters. */
+    public static final long COUNTER_TOP = 1L << (ClockMeta.COUNTER_BITS - 1);
+
+    private ClockProbe() {
+    }
+
+    private static ClockTable table(HyperClockCache cache, long handle) {
+        return cache.tables[ClockHandle.shard(handle)];
+    }
+
+    private static long slot(long handle) {
+        return ClockHandle.slotIndex(handle) << SlotLayout.SLOT_SHIFT;
+    }
+
+    /** The meta word of the slot a table handle names. */
+    public static long meta(HyperClockCache cache, long handle) {
+        return table(cache, handle).metaOpaque(slot(handle));
+    }
+
+    public static long releaseCount(long meta) {
+        return ClockMeta.releaseCount(meta);
+    }
+
+    public static long refCount(long meta) {
+        return ClockMeta.refCount(meta);
+    }
+
+    public static boolean isVisible(long meta) {
+        return ClockMeta.isVisible(meta);
+    }
+
+    /**
+     * Sets both counters of an unreferenced visible entry to {@code count} (as a clock update
+     * does, but to any value); returns whether the word was still {@code expected}.
+     */
+    public static boolean setCounters(HyperClockCache cache, long handle, long expected,
+                                      long count) {
+        return table(cache, handle).compareAndExchangeMeta(slot(handle), expected,
+                ClockMeta.withCounters(expected, count)) == expected;
+    }
+}
