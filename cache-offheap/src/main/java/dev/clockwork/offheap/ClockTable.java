@@ -235,7 +235,25 @@ abstract class ClockTable extends PaddedCounters {
             correctNearOverflow(old, slot);
             return false;
         }
-        long current = old + delta;
+        return freeIfUnreferenced(slot, old, old + delta, generation);
+    }
+
+    /**
+     * The second half of a release that may free the entry: frees it if no reference is left,
+     * unless someone else took it over first. {@code old} is the word our release changed and
+     * {@code current} the word it left.
+     *
+     * <p>RocksDB's FIXME in {@code FixedHyperClockTable::Release}: between our release and our
+     * CAS another thread may free the entry and an unreferenced newcomer take the slot; a CAS
+     * retried with the word it finds would then take and free the newcomer. Before every CAS we
+     * check that the slot still holds our handle's generation and stand down if not. The check
+     * is a hint, not a lock: if a newcomer whose word equals ours exactly is published between
+     * that read and the CAS, the CAS still takes it, and it is freed as RocksDB frees it (a lost
+     * entry, never a wrong one). Putting such a newcomer back is not an option: an erase meeting
+     * the slot "under construction" meanwhile would have passed it by, and the newcomer would
+     * survive an erase that came after its insert.
+     */
+    final boolean freeIfUnreferenced(long slot, long old, long current, int generation) {
         for (;;) {
             if (refCount(current) != 0) {
                 correctNearOverflow(old, slot);
@@ -244,19 +262,14 @@ abstract class ClockTable extends PaddedCounters {
             if (!isShareable(current)) {
                 return false; // someone else took ownership
             }
+            if (SlotLayout.generation(flags(slot)) != generation) {
+                return false; // our entry is gone; the slot holds a newcomer (the FIXME above)
+            }
             long witness = compareAndExchangeMeta(slot, current, UNDER_CONSTRUCTION);
             if (witness == current) {
                 break;
             }
             current = witness;
-        }
-        if (SlotLayout.generation(flags(slot)) != generation) {
-            // Between our reference's drop and the CAS, another thread freed our entry and a new,
-            // unreferenced one took the slot: the CAS took that one. Put it back as it was
-            // (lookups that met the slot meanwhile saw "under construction" and took no
-            // reference). RocksDB erases the newcomer here (the FIXME in its Release).
-            publishMeta(slot, current);
-            return false;
         }
         // Ours now. If close has begun, the gate refuses us and close frees the value
         // (freeAll: its address is still in the slot).

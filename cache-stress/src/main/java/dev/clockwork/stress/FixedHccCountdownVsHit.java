@@ -4,9 +4,7 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
-import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
-import dev.clockwork.offheap.ClockProbe;
 import dev.clockwork.offheap.FixedHyperClockCache;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -89,19 +87,7 @@ public class FixedHccCountdownVsHit {
 
     @Arbiter
     public void arbiter(LLLL_Result r) {
-        try {
-            long h = Tiny.lookup(cache, Tiny.A);
-            if (h == Cache.MISS) {
-                r.r3 = "A_GONE";
-            } else {
-                // We hold one reference: acquire = release + 1; release is the countdown.
-                long meta = ClockProbe.meta(cache, h);
-                r.r3 = "C" + ClockProbe.releaseCount(meta) + "_R" + (ClockProbe.refCount(meta) - 1);
-                cache.release(h);
-            }
-        } catch (RuntimeException | Error e) {
-            r.r3 = Tiny.failure(e);
-        }
+        r.r3 = Tiny.counters(cache, Tiny.A);
         r.r4 = Tiny.checkAndClose(cache, Tiny.A);
     }
 }

@@ -3,7 +3,6 @@ package dev.clockwork.stress;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
-import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.offheap.ClockProbe;
 import dev.clockwork.offheap.FixedHyperClockCache;
@@ -74,23 +73,7 @@ public class FixedHccCounterOverflow {
 
     @Arbiter
     public void arbiter(LLLL_Result r) {
-        if (setup != null) {
-            r.r3 = setup;
-        } else {
-            try {
-                long h = Tiny.lookup(cache, Tiny.A);
-                if (h == Cache.MISS) {
-                    r.r3 = "A_GONE";
-                } else {
-                    long meta = ClockProbe.meta(cache, h); // ours: acquire = release + 1
-                    r.r3 = "C" + ClockProbe.releaseCount(meta) + "_R"
-                            + (ClockProbe.refCount(meta) - 1);
-                    cache.release(h);
-                }
-            } catch (RuntimeException | Error e) {
-                r.r3 = Tiny.failure(e);
-            }
-        }
+        r.r3 = setup != null ? setup : Tiny.counters(cache, Tiny.A);
         r.r4 = Tiny.checkAndClose(cache, Tiny.A);
     }
 }

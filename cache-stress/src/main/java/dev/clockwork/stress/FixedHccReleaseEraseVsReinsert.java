@@ -18,9 +18,11 @@ import org.openjdk.jcstress.infra.results.LLLL_Result;
  * Test 4b: {@code release(h, eraseIfLastRef = true)} of the only handle to A (version 0) races
  * with {@code erase(A)} followed by {@code insert(A, version 1)}: the situation of the FIXME in
  * RocksDB's {@code FixedHyperClockTable::Release} ("another thread could replace this entry and
- * we end up erasing the wrong one"). Clockwork avoids it: the releaser checks, once its CAS has
- * taken the slot, that the slot's generation is still its handle's, and otherwise puts the
- * newcomer back untouched.
+ * we end up erasing the wrong one"). Clockwork checks before every CAS that the slot still holds
+ * the generation of the releaser's handle and stands down otherwise. (Left open: a newcomer whose
+ * meta word equals the released entry's, published between that check and the CAS. Here A_V0's
+ * word after the release has counters 3 and A_V1's 2, so the first CAS fails and the retry meets
+ * the check.)
  *
  * <p>Result fields: r1 the erasing release, r2 erase's return and the insert's, r3 what a lookup
  * finds at the end and the table entries left, r4 accounting, drain check and close.
@@ -31,9 +33,9 @@ import org.openjdk.jcstress.infra.results.LLLL_Result;
         + "actor 1's handle names A_V0. But the releaser first drops its reference (fetch-add) "
         + "and only then CASes the slot to under-construction, retrying with whatever word it "
         + "finds: if actor 2 erases A_V0 and re-inserts A_V1 into the same slot in that window, "
-        + "the releaser's CAS takes the unreferenced A_V1. RocksDB then frees it, a rare "
-        + "availability loss (FIXME in FixedHyperClockTable::Release); Clockwork sees the "
-        + "slot's generation changed and puts A_V1 back, so A_V1 must survive.")
+        + "the releaser's retried CAS takes the unreferenced A_V1 and frees it: RocksDB's rare "
+        + "availability loss (FIXME in FixedHyperClockTable::Release). Clockwork checks the "
+        + "slot's generation before every CAS and stands down, so A_V1 must survive.")
 @Outcome(id = "FREED, NOT_FOUND;INSERTED, A_V1;E1, OK", expect = ACCEPTABLE,
         desc = "Release-erase first (freed A_V0), then erase missed and A_V1 was inserted.")
 @Outcome(id = "FREED, ERASED;INSERTED, A_V1;E1, OK", expect = ACCEPTABLE,
@@ -42,7 +44,7 @@ import org.openjdk.jcstress.infra.results.LLLL_Result;
 @Outcome(id = "KEPT, ERASED;INSERTED, A_V1;E1, OK", expect = ACCEPTABLE,
         desc = "The release dropped the last reference but erase took ownership first and "
                 + "freed A_V0; the releaser's CAS saw a non-shareable word and stood down, or "
-                + "(RocksDB's FIXME window) took A_V1, saw another generation and put it back.")
+                + "(RocksDB's FIXME window) found A_V1's generation in the slot and stood down.")
 @Outcome(id = "KEPT, ERASED;INSERTED, A_V1;E2, OK", expect = ACCEPTABLE_INTERESTING,
         desc = "RocksDB's Unref wart: erase saw two references and made A_V0 invisible, the "
                 + "release dropped one (not last), erase's own unref dropped the last without "
@@ -52,7 +54,7 @@ import org.openjdk.jcstress.infra.results.LLLL_Result;
         desc = "RocksDB's FIXME: erase freed A_V0 and A_V1 reused its slot between the "
                 + "releaser's fetch-add and CAS; the releaser's CAS loop took the unreferenced "
                 + "A_V1 and freed it. Seen 4 times in 1.5 M samples before handles carried "
-                + "generations; the generation check must now put A_V1 back.")
+                + "generations; the generation check before the retried CAS rules it out here.")
 @Outcome(id = ".*, .*, A_V0.*, .*", expect = FORBIDDEN,
         desc = "A_V0 was erased (by erase or by the release) but is still findable.")
 @Outcome(expect = FORBIDDEN,

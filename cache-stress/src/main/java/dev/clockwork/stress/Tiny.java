@@ -2,6 +2,7 @@ package dev.clockwork.stress;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.offheap.ClockProbe;
 import dev.clockwork.offheap.FixedHyperClockCache;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -207,6 +208,26 @@ final class Tiny {
             String seen = read(cache, h);
             boolean freed = cache.release(h);
             return "HIT_" + (seen.equals(label(A, 0)) ? "A" : seen) + (freed ? "_FREED" : "");
+        } catch (RuntimeException | Error e) {
+            return failure(e);
+        }
+    }
+
+    /**
+     * The counters of {@code key}'s entry, read white-box while holding one reference:
+     * {@code C<n>_R<m>} with n the release counter (the countdown, or what near-overflow
+     * correction left) and m the references held besides ours; {@code A_GONE} on a miss, or the
+     * failure's name.
+     */
+    static String counters(FixedHyperClockCache cache, int key) {
+        try {
+            long h = lookup(cache, key);
+            if (h == Cache.MISS) {
+                return "A_GONE";
+            }
+            long meta = ClockProbe.meta(cache, h); // ours: acquire = release + 1
+            cache.release(h);
+            return "C" + ClockProbe.releaseCount(meta) + "_R" + (ClockProbe.refCount(meta) - 1);
         } catch (RuntimeException | Error e) {
             return failure(e);
         }
