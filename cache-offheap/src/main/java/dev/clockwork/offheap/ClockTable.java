@@ -154,6 +154,12 @@ abstract class ClockTable extends PaddedCounters {
         return (int) INT.get(slots, SlotLayout.valueLengthOffset(slot));
     }
 
+    /**
+     * The slot's flags word (generation). Plain: it is written only by the slot's owner while the
+     * slot is under construction and published by the meta word's release store, so a reader
+     * holding a reference sees it stable. Readers without one (a handle check racing a misuse,
+     * the erasing release's generation check) use it only to refuse or stand down.
+     */
     final int flags(long slot) {
         return (int) INT.get(slots, SlotLayout.flagsOffset(slot));
     }

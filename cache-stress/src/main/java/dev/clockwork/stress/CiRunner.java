@@ -61,8 +61,8 @@ public final class CiRunner {
         System.exit(jcstressFailed ? 1 : status);
     }
 
-    /** Grades the results in {@code resultFile}; returns the exit status (0: all passed). */
-    static int verdict(String resultFile, PrintStream out) {
+    /** The results in a jcstress result file, all configurations of a test merged, by name. */
+    static List<TestResult> readMerged(String resultFile) throws IOException {
         InProcessCollector collector = new InProcessCollector();
         try {
             DiskReadCollector reader = new DiskReadCollector(resultFile, collector);
@@ -71,13 +71,24 @@ public final class CiRunner {
             } finally {
                 reader.close();
             }
-        } catch (IOException | ClassNotFoundException e) {
-            out.println("JCSTRESS CI: FAILED, cannot read the results (" + resultFile + "): " + e);
-            return 1;
+        } catch (ClassNotFoundException e) {
+            throw new IOException(e);
         }
         List<TestResult> tests = new ArrayList<>(
                 ReportUtils.mergedByName(collector.getTestResults()));
         tests.sort(Comparator.comparing(TestResult::getName));
+        return tests;
+    }
+
+    /** Grades the results in {@code resultFile}; returns the exit status (0: all passed). */
+    static int verdict(String resultFile, PrintStream out) {
+        List<TestResult> tests;
+        try {
+            tests = readMerged(resultFile);
+        } catch (IOException e) {
+            out.println("JCSTRESS CI: FAILED, cannot read the results (" + resultFile + "): " + e);
+            return 1;
+        }
         int failed = 0;
         out.println();
         out.println("JCSTRESS CI SUMMARY (all configurations merged):");
