@@ -180,8 +180,7 @@ abstract class ClockTable extends PaddedCounters {
         LONG.set(slots, SlotLayout.key1Offset(slot), h1);
         LONG.set(slots, SlotLayout.chargeOffset(slot), charge);
         // Odd from now on: handles of this entry carry this generation.
-        INT.set(slots, SlotLayout.flagsOffset(slot),
-                SlotLayout.nextGeneration(flags(slot)) & ~SlotLayout.FLAG_STANDALONE);
+        INT.set(slots, SlotLayout.flagsOffset(slot), SlotLayout.nextGeneration(flags(slot)));
         publishMeta(slot, meta);
     }
 
