@@ -1,6 +1,10 @@
 package dev.clockwork.cli.bench;
 
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 
 import dev.clockwork.cache.Cache;
@@ -49,14 +53,75 @@ public final class BenchCommand implements Callable<Integer> {
         if (problem != null) {
             throw new ParameterException(spec.commandLine(), problem);
         }
-        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        PrintWriter out = options.json ? err : stdout; // the human report
 
         long seed = options.seed;
         if (seed == 0) {
             seed = ProcessHandle.current().pid() & 0xFFFF_FFFFL; // cache_bench: (uint32_t) pid
             out.printf("Using seed = %d%n", seed);
         }
+        List<BenchResult> results = new ArrayList<>();
+        if (options.compare == null || options.compare.isEmpty()) {
+            int rc = runOne(seed, out, err, results);
+            if (rc == 0 && options.json && !results.isEmpty()) {
+                stdout.println(results.get(0).toJson());
+                stdout.flush();
+            }
+            return rc;
+        }
+        for (String type : options.compare) {
+            out.printf("%n=== -cache_type=%s (a JVM of its own) ===%n", type);
+            out.flush();
+            BenchResult result;
+            try {
+                result = ForkedRun.run(childArgs(type, seed), out);
+            } catch (IOException | InterruptedException | IllegalStateException e) {
+                err.println(spec.qualifiedName() + ": the run of " + type + " failed: " + e);
+                return 1;
+            }
+            results.add(result);
+            if (options.json) {
+                stdout.println(result.toJson());
+                stdout.flush();
+            }
+        }
+        CompareTable.print(results, out);
+        return 0;
+    }
+
+    /**
+     * This command's arguments for one type of a comparison: everything the user gave but
+     * -compare, -cache_type, -seed and -json, then that type, the resolved seed and -json.
+     */
+    private List<String> childArgs(String type, long seed) {
+        List<String> args = new ArrayList<>();
+        args.add("bench");
+        List<String> given = spec.commandLine().getParseResult().originalArgs();
+        // The original arguments start with the subcommand's name itself.
+        for (int i = given.isEmpty() || !given.get(0).equals("bench") ? 0 : 1; i < given.size();
+                i++) {
+            String arg = given.get(i);
+            String name = arg.replaceFirst("^--?", "").replaceFirst("=.*", "");
+            if (Set.of("compare", "cache_type", "seed", "json").contains(name)) {
+                boolean valueFollows = !arg.contains("=") && !name.equals("json")
+                        && i + 1 < given.size();
+                if (valueFollows) {
+                    i++;
+                }
+                continue;
+            }
+            args.add(arg);
+        }
+        args.add("-cache_type=" + type);
+        args.add("-seed=" + seed);
+        args.add("-json");
+        return args;
+    }
+
+    /** One run of -cache_type (after a JIT warm-up if asked); adds its figures to results. */
+    private int runOne(long seed, PrintWriter out, PrintWriter err, List<BenchResult> results) {
         Cache cache;
         try {
             if (options.jitWarmupOps > 0) {
@@ -70,7 +135,12 @@ public final class BenchCommand implements Callable<Integer> {
             err.println(spec.qualifiedName() + ": cannot create the cache: " + e.getMessage());
             return 1;
         }
-        return new CacheBench(options, seed, cache, out, err).execute();
+        CacheBench bench = new CacheBench(options, seed, cache, out, err);
+        int rc = bench.execute();
+        if (results != null && bench.result() != null) {
+            results.add(bench.result());
+        }
+        return rc;
     }
 
     /**

@@ -201,6 +201,24 @@ public final class BenchOptions {
                     + " no pool: they enter the bottom pool). Default: ${DEFAULT-VALUE}.")
     double lowPriPoolRatio;
 
+    @Option(names = {"-compare", "--compare"}, paramLabel = "<types>", order = 30, split = ",",
+            description = "Clockwork: run the same workload (all other flags, the same seed) on"
+                    + " each of these cache types in turn, e.g. lru_cache,"
+                    + "fixed_hyper_clock_cache,auto_hyper_clock_cache, each in a JVM of its own"
+                    + " (so no run inherits another's JIT profile), print each run's report,"
+                    + " then one table of their ops/sec with ratios to the first. -cache_type is"
+                    + " ignored. Default: none (one run of -cache_type).")
+    java.util.List<String> compare;
+
+    @Option(names = {"-json", "--json"}, paramLabel = "<bool>", order = 31, arity = "0..1",
+            defaultValue = "false", fallbackValue = "true", converter = GFlags.Bool.class,
+            description = "Clockwork: machine-readable output. Standard output gets one line of"
+                    + " JSON per run (cache type, threads, ops, elapsed seconds, rough parallel"
+                    + " and thread ops/sec, lookup hit ratio, entries and native bytes at the end,"
+                    + " max RSS, heap used); the human report goes to standard error. Default:"
+                    + " ${DEFAULT-VALUE}.")
+    boolean json;
+
     /** Largest degenerate_hash_bits: a 64-bit word has 64 bits, and at least one must vary. */
     static final int MAX_DEGENERATE_HASH_BITS = 63;
 
@@ -241,6 +259,14 @@ public final class BenchOptions {
         String typeProblem = CacheFactory.checkType(cacheType);
         if (typeProblem != null) {
             return "-cache_type: " + typeProblem;
+        }
+        if (compare != null) {
+            for (String type : compare) {
+                String problem = CacheFactory.checkType(type);
+                if (problem != null) {
+                    return "-compare: " + problem;
+                }
+            }
         }
         if (threads <= 0) {
             return "-threads must be > 0 (threads number <= 0)";

@@ -76,6 +76,7 @@ final class CacheBench {
     private long populateVerifyFailures;
 
     private long startNanos; // written by the barrier action, read after joining the threads
+    private BenchResult result;
 
     /**
      * @param seed the effective uint32 seed (never 0)
@@ -90,6 +91,11 @@ final class CacheBench {
         this.valueBytes = (int) options.valueBytes;
         this.hashSeed = CacheFactory.hashSeedFor(seed);
         this.verify = options.verifyValues;
+    }
+
+    /** The run's headline figures, once {@link #execute} has reported them; else null. */
+    BenchResult result() {
+        return result;
     }
 
     /** Populates (if asked), runs and reports; closes the cache. Returns the exit code. */
@@ -444,6 +450,8 @@ final class CacheBench {
         }
         out.printf("Thread ops/sec = %d%n", (long) (totalOps / threadSecs));
         out.printf("Lookup hit ratio: %s%n", CFormat.g(1.0 * hits / lookups));
+        long entriesAtEnd = cache.entryCount();
+        long nativeAtEnd = NativeMemory.outstandingBytes();
 
         OptionalLong slots = CacheFactory.tableSlots(cache);
         if (slots.isPresent()) {
@@ -480,8 +488,12 @@ final class CacheBench {
         OptionalLong rss = ProcessStats.peakRssBytes();
         out.printf("Max RSS: %s%n",
                 rss.isPresent() ? ProcessStats.mib(rss.getAsLong()) + " MiB" : "n/a");
-        out.printf("Heap used after GC: %s MiB%n",
-                ProcessStats.mib(ProcessStats.heapUsedAfterGc()));
+        long heapUsed = ProcessStats.heapUsedAfterGc();
+        out.printf("Heap used after GC: %s MiB%n", ProcessStats.mib(heapUsed));
+        result = new BenchResult(o.cacheType, n, o.opsPerThread, elapsedSecs,
+                (long) (totalOps / elapsedSecs), (long) (totalOps / threadSecs),
+                lookups == 0 ? 0.0 : 1.0 * hits / lookups, entriesAtEnd, nativeAtEnd,
+                rss.orElse(-1), heapUsed);
         out.printf("Native memory in use: %s MiB%n",
                 ProcessStats.mib(NativeMemory.outstandingBytes()));
         cache.close();

@@ -44,6 +44,74 @@ class BenchEndToEndTest {
         assertTrue(err.contains("Eviction effort exceeded: "), err);
     }
 
+    /**
+     * -compare runs the same workload on each type in turn, each in a child JVM whose report is
+     * copied through, and ends with one table whose first row is the 1.00x base.
+     */
+    @Test
+    void compareRunsEveryTypeAndTabulatesRatios() {
+        Object[] r = BenchFlagsTest.runMain("bench", "-cache_size=1048576", "-threads=2",
+                "-ops_per_thread=2000", "-value_bytes=256", "-seed=1", "-jit_warmup_ops=0",
+                "-compare=lru_cache,fixed_hyper_clock_cache,auto_hyper_clock_cache");
+        String out = (String) r[1];
+        assertEquals(0, r[0], "stdout:\n" + out + "\nstderr:\n" + r[2]);
+        String[] types = {"lru_cache", "fixed_hyper_clock_cache", "auto_hyper_clock_cache"};
+        String[] impls = {"LruCache", "FixedHyperClockCache", "AutoHyperClockCache"};
+        int from = 0;
+        for (int i = 0; i < types.length; i++) {
+            int header = out.indexOf("=== -cache_type=" + types[i] + " (a JVM of its own) ===",
+                    from);
+            assertTrue(header >= from, "no run of " + types[i] + " after the previous one:\n" + out);
+            int impl = out.indexOf("Cache impl name     : " + impls[i], header);
+            int headline = out.indexOf("Rough parallel ops/sec = ", header);
+            assertTrue(impl > header && headline > impl, "run of " + types[i] + ":\n" + out);
+            from = headline;
+        }
+        int table = out.indexOf("Comparison (same flags and seed; ratio = rough parallel ops/sec"
+                + " over lru_cache's):", from);
+        assertTrue(table > 0, out);
+        String[] rows = out.substring(table).split("\n");
+        assertTrue(rows[1].startsWith("cache_type"), rows[1]);
+        for (int i = 0; i < types.length; i++) {
+            assertTrue(rows[2 + i].matches(types[i] + " +\\d+ +\\d+\\.\\d\\dx +\\d+ +0\\.\\d{4}"
+                    + " +\\d+ +[0-9.]+"), rows[2 + i]);
+        }
+        assertTrue(rows[2].contains(" 1.00x "), rows[2]);
+        assertEquals(3, out.split("Native memory after close: 0 bytes", -1).length - 1, out);
+    }
+
+    /** -json: standard output is one JSON line with the run's figures; the report goes to stderr. */
+    @Test
+    void jsonPrintsOneLineOfFiguresAndTheReportOnStderr() {
+        Object[] r = BenchFlagsTest.runMain("bench", "-cache_size=1048576", "-threads=2",
+                "-ops_per_thread=2000", "-value_bytes=256", "-seed=1", "-jit_warmup_ops=0",
+                "-cache_type=lru_cache", "-json");
+        String out = (String) r[1];
+        String err = (String) r[2];
+        assertEquals(0, r[0], "stdout:\n" + out + "\nstderr:\n" + err);
+        String[] lines = out.strip().split("\n");
+        assertEquals(1, lines.length, out);
+        BenchResult result = BenchResult.fromJson(lines[0]);
+        assertEquals("lru_cache", result.cacheType());
+        assertEquals(2, result.threads());
+        assertEquals(2000, result.opsPerThread());
+        assertTrue(result.parallelOpsPerSec() > 0 && result.threadOpsPerSec() > 0, out);
+        assertTrue(result.hitRatio() >= 0 && result.hitRatio() <= 1, out);
+        assertTrue(result.entries() > 0 && result.nativeBytes() > 0, out);
+        assertTrue(result.heapUsedBytes() > 0, out);
+        assertEquals(result, BenchResult.fromJson(result.toJson()));
+        assertTrue(err.contains("Rough parallel ops/sec = " + result.parallelOpsPerSec()), err);
+        assertTrue(err.contains("Native memory after close: 0 bytes"), err);
+    }
+
+    @Test
+    void compareRefusesAnUnknownTypeNamingTheFlag() {
+        Object[] r = BenchFlagsTest.runMain("bench", "-compare=lru_cache,no_such_cache");
+        assertEquals(2, r[0]);
+        assertTrue(((String) r[2]).contains("-compare: unknown cache_type 'no_such_cache'"),
+                (String) r[2]);
+    }
+
     @Test
     void defaultTypeIsAutoAndReportsItsChains() {
         Object[] r = BenchFlagsTest.runMain("bench", "-cache_size=1048576", "-threads=2",

@@ -1,0 +1,72 @@
+package dev.clockwork.cli.bench;
+
+import dev.clockwork.cli.Main;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One {@code bench} run in a JVM of its own, for {@code -compare}: the same java, JVM options
+ * and class path as this one, the child's human report (its standard error, as {@code -json}
+ * puts it) copied to {@code report} as it comes, its one JSON line parsed into the result.
+ *
+ * <p>Why a fork: in one JVM the second type's run would find the shared call sites (the
+ * {@code Cache} interface calls of the workload) already compiled for the first type, then
+ * deoptimized and recompiled for two, so the order of the types would decide part of the
+ * ratios, as it would in a JMH benchmark without forks.
+ */
+final class ForkedRun {
+    private ForkedRun() {
+    }
+
+    static BenchResult run(List<String> args, PrintWriter report)
+            throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse("java"));
+        command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(Main.class.getName());
+        command.addAll(args);
+        Process child = new ProcessBuilder(command).start();
+        child.getOutputStream().close();
+        Thread copier = Thread.ofPlatform().daemon().start(() -> copy(child, report));
+        String json = null;
+        try (BufferedReader stdout = new BufferedReader(
+                new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line = stdout.readLine(); line != null; line = stdout.readLine()) {
+                if (line.startsWith("{")) {
+                    json = line;
+                }
+            }
+        }
+        int rc = child.waitFor();
+        copier.join();
+        if (rc != 0 || json == null) {
+            throw new IllegalStateException("exit code " + rc
+                    + (json == null ? ", no JSON result" : ""));
+        }
+        return BenchResult.fromJson(json);
+    }
+
+    private static void copy(Process child, PrintWriter report) {
+        try (BufferedReader stderr = new BufferedReader(
+                new InputStreamReader(child.getErrorStream(), StandardCharsets.UTF_8))) {
+            for (String line = stderr.readLine(); line != null; line = stderr.readLine()) {
+                synchronized (report) {
+                    report.println(line);
+                }
+            }
+            report.flush();
+        } catch (IOException e) {
+            synchronized (report) {
+                report.println("(report of the child run cut short: " + e + ")");
+            }
+        }
+    }
+}
