@@ -215,7 +215,9 @@ public final class BenchOptions {
             description = "Clockwork: machine-readable output. Standard output gets one line of"
                     + " JSON per run (cache type, threads, ops, elapsed seconds, rough parallel"
                     + " and thread ops/sec, lookup hit ratio, entries and native bytes at the end,"
-                    + " max RSS, heap used); the human report goes to standard error. Default:"
+                    + " max RSS, heap used, and with -histograms count, P50, P99, P99.9 and max"
+                    + " latency per operation kind); the human report goes to standard error."
+                    + " Default:"
                     + " ${DEFAULT-VALUE}.")
     boolean json;
 

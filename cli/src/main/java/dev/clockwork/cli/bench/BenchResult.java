@@ -1,8 +1,11 @@
 package dev.clockwork.cli.bench;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * The headline figures of one {@code bench} run: what {@code -json} prints and what
@@ -19,10 +22,12 @@ import java.util.regex.Pattern;
  * @param nativeBytes native bytes held at the end of the run (values, tables, slabs)
  * @param maxRssBytes the process's peak resident set so far (VmHWM), or -1 where unknown
  * @param heapUsedBytes Java heap in use after a GC, at the end of the run
+ * @param latency per operation kind that ran (empty without {@code -histograms})
  */
 record BenchResult(String cacheType, long threads, long opsPerThread, double elapsedSecs,
                    long parallelOpsPerSec, long threadOpsPerSec, double hitRatio, long entries,
-                   long nativeBytes, long maxRssBytes, long heapUsedBytes) {
+                   long nativeBytes, long maxRssBytes, long heapUsedBytes,
+                   List<OpLatency> latency) {
 
     /** One line of flat JSON; {@link #fromJson} reads it back. */
     String toJson() {
@@ -30,9 +35,10 @@ record BenchResult(String cacheType, long threads, long opsPerThread, double ela
                         + "\"threads\":%d,\"ops_per_thread\":%d,\"elapsed_s\":%.6f,"
                         + "\"rough_parallel_ops_per_sec\":%d,\"thread_ops_per_sec\":%d,"
                         + "\"lookup_hit_ratio\":%.6f,\"entries\":%d,\"native_bytes\":%d,"
-                        + "\"max_rss_bytes\":%d,\"heap_used_bytes\":%d}",
+                        + "\"max_rss_bytes\":%d,\"heap_used_bytes\":%d,\"latency_ns\":{%s}}",
                 cacheType, threads, opsPerThread, elapsedSecs, parallelOpsPerSec,
-                threadOpsPerSec, hitRatio, entries, nativeBytes, maxRssBytes, heapUsedBytes);
+                threadOpsPerSec, hitRatio, entries, nativeBytes, maxRssBytes, heapUsedBytes,
+                latency.stream().map(OpLatency::toJson).collect(Collectors.joining(",")));
     }
 
     /** Reads what {@link #toJson} wrote (only that: a flat object of strings and numbers). */
@@ -42,7 +48,20 @@ record BenchResult(String cacheType, long threads, long opsPerThread, double ela
                 (long) number(json, "rough_parallel_ops_per_sec"),
                 (long) number(json, "thread_ops_per_sec"), number(json, "lookup_hit_ratio"),
                 (long) number(json, "entries"), (long) number(json, "native_bytes"),
-                (long) number(json, "max_rss_bytes"), (long) number(json, "heap_used_bytes"));
+                (long) number(json, "max_rss_bytes"), (long) number(json, "heap_used_bytes"),
+                latency(json));
+    }
+
+    private static List<OpLatency> latency(String json) {
+        List<OpLatency> list = new ArrayList<>();
+        Matcher m = Pattern.compile("\"([a-z_]+)\":\\{\"count\":(\\d+),\"p50\":(\\d+),"
+                + "\"p99\":(\\d+),\"p99_9\":(\\d+),\"max\":(\\d+)\\}").matcher(json);
+        while (m.find()) {
+            list.add(new OpLatency(m.group(1), Long.parseLong(m.group(2)),
+                    Long.parseLong(m.group(3)), Long.parseLong(m.group(4)),
+                    Long.parseLong(m.group(5)), Long.parseLong(m.group(6))));
+        }
+        return list;
     }
 
     private static String text(String json, String key) {

@@ -169,11 +169,20 @@ final class CacheBench {
     }
 
     /** Per-thread state (all made before the threads start) and results. */
+    private static LatencyStats[] newStats() {
+        LatencyStats[] stats = new LatencyStats[OpLatency.NAMES.length];
+        for (int kind = 0; kind < stats.length; kind++) {
+            stats[kind] = new LatencyStats();
+        }
+        return stats;
+    }
+
     private static final class Worker {
         final int tid;
         final int pinCount;
         final Random64 rnd;
-        final LatencyStats latency; // null without -histograms
+        /** Per operation kind ({@link OpLatency}); null without -histograms. */
+        final LatencyStats[] latency;
         final ValueGen values;
         final PinnedFifo pinned;
         long hits;
@@ -189,7 +198,7 @@ final class CacheBench {
             this.tid = tid;
             this.pinCount = pinCount;
             this.rnd = new Random64((seed + 1 + tid) & 0xFFFF_FFFFL); // uint32 arithmetic
-            this.latency = o.histograms ? new LatencyStats() : null;
+            this.latency = o.histograms ? newStats() : null;
             this.values = new ValueGen((int) o.valueBytes, o.compressibleToRatio, o.verifyValues);
             this.pinned = new PinnedFifo(pinCount, o.verifyValues);
         }
@@ -286,7 +295,7 @@ final class CacheBench {
         final boolean verify = this.verify;
         final MemorySegment scratch = values.scratch();
         final int pinCount = w.pinCount;
-        final LatencyStats latency = w.latency;
+        final LatencyStats[] latency = w.latency;
         final boolean histograms = latency != null;
         final boolean lean = o.lean;
         final long maxKey = this.maxKey;
@@ -327,8 +336,10 @@ final class CacheBench {
             }
 
             final long t0 = histograms ? System.nanoTime() : 0L;
+            final int kind;
 
             if (Long.compareUnsigned(op, lookupInsertThreshold) < 0) {
+                kind = OpLatency.LOOKUP_INSERT;
                 long handle = cache.lookup(k0, k1);
                 if (handle != Cache.MISS) {
                     hits++;
@@ -351,6 +362,7 @@ final class CacheBench {
                     }
                 }
             } else if (Long.compareUnsigned(op, insertThreshold) < 0) {
+                kind = OpLatency.INSERT;
                 long inserted = cache.insertPinned(k0, k1, values.next(rnd, k0, k1), charge, Priority.LOW);
                 if (inserted != Cache.MISS) {
                     pinned.push(inserted, k0, k1);
@@ -358,10 +370,12 @@ final class CacheBench {
                     refused++;
                 }
             } else if (Long.compareUnsigned(op, blindInsertThreshold) < 0) {
+                kind = OpLatency.BLIND_INSERT;
                 if (!cache.insert(k0, k1, values.next(rnd, k0, k1), charge, Priority.LOW)) {
                     refused++;
                 }
             } else if (Long.compareUnsigned(op, lookupThreshold) < 0) {
+                kind = OpLatency.LOOKUP;
                 long handle = cache.lookup(k0, k1);
                 if (handle != Cache.MISS) {
                     hits++;
@@ -377,12 +391,14 @@ final class CacheBench {
                     misses++;
                 }
             } else if (Long.compareUnsigned(op, eraseThreshold) < 0) {
+                kind = OpLatency.ERASE;
                 cache.erase(k0, k1);
+            } else {
+                kind = OpLatency.NO_OP; // one of the values above 100 hundredths of UINT64_MAX
             }
-            // else: one of the 15 values above 100 hundredths of UINT64_MAX, a no-op
 
             if (histograms) {
-                latency.record(System.nanoTime() - t0);
+                latency[kind].record(System.nanoTime() - t0);
             }
             if (usleep > 0) {
                 long us = rnd.uniform(usleep + 1);
@@ -467,13 +483,21 @@ final class CacheBench {
             out.printf("Value verification failures: %d%n", verifyFailures);
         }
 
+        List<OpLatency> opLatency = List.of();
         if (o.histograms) {
             out.printf("%nOperation latency (ns):%n");
             LatencyStats combined = new LatencyStats();
+            List<LatencyStats[]> perWorker = new ArrayList<>();
             for (Worker w : workers) {
-                combined.add(w.latency);
+                perWorker.add(w.latency);
+                for (LatencyStats kind : w.latency) {
+                    combined.add(kind);
+                }
             }
             out.print(combined.format());
+            opLatency = OpLatency.merged(perWorker);
+            out.printf("%nLatency by operation (ns; Clockwork):%n");
+            out.print(OpLatency.table(opLatency));
         }
 
         if (o.reportProblems && cache instanceof HyperClockCache hcc) {
@@ -493,7 +517,7 @@ final class CacheBench {
         result = new BenchResult(o.cacheType, n, o.opsPerThread, elapsedSecs,
                 (long) (totalOps / elapsedSecs), (long) (totalOps / threadSecs),
                 lookups == 0 ? 0.0 : 1.0 * hits / lookups, entriesAtEnd, nativeAtEnd,
-                rss.orElse(-1), heapUsed);
+                rss.orElse(-1), heapUsed, opLatency);
         out.printf("Native memory in use: %s MiB%n",
                 ProcessStats.mib(NativeMemory.outstandingBytes()));
         cache.close();

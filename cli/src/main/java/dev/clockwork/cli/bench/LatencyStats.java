@@ -48,6 +48,10 @@ final class LatencyStats {
         return count;
     }
 
+    long max() {
+        return count == 0 ? 0 : max;
+    }
+
     double average() {
         return count == 0 ? 0.0 : (double) sum / count;
     }

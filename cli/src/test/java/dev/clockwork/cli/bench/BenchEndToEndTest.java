@@ -3,12 +3,14 @@ package dev.clockwork.cli.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.clockwork.cache.Cache;
@@ -100,6 +102,17 @@ class BenchEndToEndTest {
         assertTrue(result.entries() > 0 && result.nativeBytes() > 0, out);
         assertTrue(result.heapUsedBytes() > 0, out);
         assertEquals(result, BenchResult.fromJson(result.toJson()));
+        List<String> ops = result.latency().stream().map(OpLatency::op).toList();
+        assertTrue(ops.containsAll(List.of("lookup_insert", "insert", "blind_insert", "lookup",
+                "erase")), ops.toString());
+        long timed = 0;
+        for (OpLatency l : result.latency()) {
+            assertTrue(l.count() > 0 && l.p50() <= l.p99() && l.p99() <= l.p999()
+                    && l.p999() <= l.max(), l.toString());
+            timed += l.count();
+        }
+        assertEquals(2 * 2000, timed, "every op is timed under exactly one kind");
+        assertTrue(err.contains("Latency by operation (ns; Clockwork):"), err);
         assertTrue(err.contains("Rough parallel ops/sec = " + result.parallelOpsPerSec()), err);
         assertTrue(err.contains("Native memory after close: 0 bytes"), err);
     }

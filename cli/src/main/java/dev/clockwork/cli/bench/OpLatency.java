@@ -1,0 +1,67 @@
+package dev.clockwork.cli.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Latency of one kind of bench operation, as reported: count and percentiles in nanoseconds.
+ *
+ * @param op the operation's name ({@link #NAMES})
+ * @param p999 the 99.9th percentile
+ */
+record OpLatency(String op, long count, long p50, long p99, long p999, long max) {
+    /** Operation kinds, in cache_bench's op-selection order; the index is the kind. */
+    static final String[] NAMES = {"lookup_insert", "insert", "blind_insert", "lookup", "erase",
+        "no_op"};
+    static final int LOOKUP_INSERT = 0;
+    static final int INSERT = 1;
+    static final int BLIND_INSERT = 2;
+    static final int LOOKUP = 3;
+    static final int ERASE = 4;
+    static final int NO_OP = 5;
+
+    /**
+     * Percentiles from the histogram, which reports a bucket's highest equivalent value (3
+     * significant digits), so they are capped at the exact maximum.
+     */
+    static OpLatency of(String op, LatencyStats stats) {
+        long max = stats.max();
+        return new OpLatency(op, stats.count(), Math.min((long) stats.percentile(50), max),
+                Math.min((long) stats.percentile(99), max),
+                Math.min((long) stats.percentile(99.9), max), max);
+    }
+
+    /** The per-kind stats of all workers merged, kinds that never ran left out. */
+    static List<OpLatency> merged(List<LatencyStats[]> perWorker) {
+        List<OpLatency> list = new ArrayList<>();
+        for (int kind = 0; kind < NAMES.length; kind++) {
+            LatencyStats all = new LatencyStats();
+            for (LatencyStats[] byKind : perWorker) {
+                all.add(byKind[kind]);
+            }
+            if (all.count() > 0) {
+                list.add(of(NAMES[kind], all));
+            }
+        }
+        return list;
+    }
+
+    /** The table the report prints under cache_bench's combined histogram. */
+    static String table(List<OpLatency> list) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "%-14s %12s %10s %10s %10s %12s%n", "operation",
+                "count", "P50", "P99", "P99.9", "Max"));
+        for (OpLatency l : list) {
+            sb.append(String.format(Locale.ROOT, "%-14s %12d %10d %10d %10d %12d%n", l.op(),
+                    l.count(), l.p50(), l.p99(), l.p999(), l.max()));
+        }
+        return sb.toString();
+    }
+
+    String toJson() {
+        return String.format(Locale.ROOT,
+                "\"%s\":{\"count\":%d,\"p50\":%d,\"p99\":%d,\"p99_9\":%d,\"max\":%d}", op, count,
+                p50, p99, p999, max);
+    }
+}
