@@ -221,6 +221,14 @@ public final class BenchOptions {
                     + " ${DEFAULT-VALUE}.")
     boolean json;
 
+    @Option(names = {"-progress_interval", "--progress_interval"}, paramLabel = "<double>",
+            order = 32, defaultValue = "10", converter = GFlags.Double.class,
+            description = "Clockwork: while the threads run, print a progress line to standard"
+                    + " error every this many seconds (share of ops done, ops/sec since the last"
+                    + " line); 0 = never. Runs shorter than one interval print none. Default:"
+                    + " ${DEFAULT-VALUE}.")
+    double progressInterval;
+
     /** Largest degenerate_hash_bits: a 64-bit word has 64 bits, and at least one must vary. */
     static final int MAX_DEGENERATE_HASH_BITS = 63;
 
@@ -261,6 +269,9 @@ public final class BenchOptions {
         String typeProblem = CacheFactory.checkType(cacheType);
         if (typeProblem != null) {
             return "-cache_type: " + typeProblem;
+        }
+        if (!(progressInterval >= 0)) {
+            return "-progress_interval must be >= 0";
         }
         if (compare != null) {
             for (String type : compare) {

@@ -61,6 +61,8 @@ import dev.clockwork.offheap.TableReport;
 final class CacheBench {
     private static final double UINT64_MAX_AS_DOUBLE = 0x1.0p64; // (double) UINT64_MAX
     private static final int POPULATE_PATIENCE = 100;
+    /** Ops between two updates of a worker's progress count (a power of two). */
+    private static final long PROGRESS_STEP = 4096;
     /** Exit code when {@code -verify_values} found a bad value. */
     static final int EXIT_VERIFY_FAILED = 3;
 
@@ -193,6 +195,8 @@ final class CacheBench {
         long result;
         long durationNanos;
         Throwable failure;
+        /** Ops done so far, published every {@link #PROGRESS_STEP} ops for the progress line. */
+        volatile long done;
 
         Worker(int tid, int pinCount, long seed, BenchOptions o) {
             this.tid = tid;
@@ -233,7 +237,7 @@ final class CacheBench {
             err.println("clockwork bench: could not start " + n + " threads: " + e);
             return 1;
         }
-        joinAll(threads, n);
+        joinWithProgress(threads, workers);
         long endNanos = System.nanoTime();
         closeValues(workers);
 
@@ -250,6 +254,50 @@ final class CacheBench {
             return 1;
         }
         return report(workers, endNanos - startNanos);
+    }
+
+    /**
+     * Joins the worker threads, printing a progress line to stderr every -progress_interval
+     * seconds until they are done.
+     */
+    private void joinWithProgress(Thread[] threads, Worker[] workers) {
+        if (o.progressInterval <= 0) {
+            joinAll(threads, threads.length);
+            return;
+        }
+        long intervalNanos = Math.max(1_000_000L, (long) (o.progressInterval * 1e9));
+        long total = o.threads * o.opsPerThread;
+        long lastDone = 0;
+        long lastNanos = System.nanoTime();
+        long nextNanos = lastNanos + intervalNanos;
+        boolean interrupted = false;
+        for (Thread t : threads) {
+            while (t.isAlive()) {
+                try {
+                    t.join(Math.max(1, (nextNanos - System.nanoTime()) / 1_000_000));
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+                long now = System.nanoTime();
+                if (now >= nextNanos && t.isAlive()) {
+                    long done = 0;
+                    for (Worker w : workers) {
+                        done += w.done;
+                    }
+                    err.printf(Locale.ROOT, "progress: %d%% (%d of %d ops), %d ops/sec over the"
+                                    + " last %.1f s%n", total == 0 ? 100 : 100 * done / total,
+                            done, total, (long) ((done - lastDone) / ((now - lastNanos) * 1e-9)),
+                            (now - lastNanos) * 1e-9);
+                    err.flush();
+                    lastDone = done;
+                    lastNanos = now;
+                    nextNanos = now + intervalNanos;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static void joinAll(Thread[] threads, int count) {
@@ -409,7 +457,11 @@ final class CacheBench {
             while (pinned.size() > pinCount) {
                 failures += releaseOldest(cache, pinned, verify, scratch);
             }
+            if ((i & (PROGRESS_STEP - 1)) == 0) {
+                w.done = i; // a volatile write every PROGRESS_STEP ops, for the progress line
+            }
         }
+        w.done = ops;
 
         w.hits = hits;
         w.misses = misses;

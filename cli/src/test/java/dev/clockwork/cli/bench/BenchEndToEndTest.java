@@ -117,6 +117,23 @@ class BenchEndToEndTest {
         assertTrue(err.contains("Native memory after close: 0 bytes"), err);
     }
 
+    /** A run longer than -progress_interval prints progress lines on stderr while it runs. */
+    @Test
+    void progressLinesDuringTheRun() {
+        Object[] r = BenchFlagsTest.runMain("bench", "-cache_size=4194304", "-threads=2",
+                "-ops_per_thread=300000", "-value_bytes=256", "-seed=1", "-jit_warmup_ops=0",
+                "-cache_type=auto_hyper_clock_cache", "-progress_interval=0.02");
+        String err = (String) r[2];
+        assertEquals(0, r[0], "stderr:\n" + err);
+        assertTrue(err.matches("(?s).*progress: \\d+% \\(\\d+ of 600000 ops\\), \\d+ ops/sec over"
+                + " the last \\d+\\.\\d s\n.*"), err);
+        Object[] quiet = BenchFlagsTest.runMain("bench", "-cache_size=1048576", "-threads=2",
+                "-ops_per_thread=2000", "-value_bytes=256", "-seed=1", "-jit_warmup_ops=0",
+                "-progress_interval=0");
+        assertEquals(0, quiet[0]);
+        assertTrue(!((String) quiet[2]).contains("progress: "), (String) quiet[2]);
+    }
+
     @Test
     void compareRefusesAnUnknownTypeNamingTheFlag() {
         Object[] r = BenchFlagsTest.runMain("bench", "-compare=lru_cache,no_such_cache");
