@@ -144,18 +144,23 @@ public class LookupHitBenchmark {
          * table bytes plus the values, and the occupancy limit must exceed {@code n}.
          */
         static FixedHyperClockCache buildToHold(int n, boolean recordStats) {
+            return buildToHold(n, VALUE_BYTES, recordStats);
+        }
+
+        /** As {@link #buildToHold(int, boolean)}, for values of {@code valueBytes}. */
+        static FixedHyperClockCache buildToHold(int n, int valueBytes, boolean recordStats) {
             long spare = (long) n + n / 10;
-            long capacity = spare * VALUE_BYTES;
+            long capacity = spare * valueBytes;
             for (;;) {
                 FixedHyperClockCache c = FixedHyperClockCache.builder()
                         .capacity(capacity)
-                        .estimatedEntryCharge(VALUE_BYTES)
+                        .estimatedEntryCharge(valueBytes)
                         .numShardBits(-1)
                         .recordStats(recordStats)
                         .build();
                 long perShard = capacity / c.numShards();
                 long tablePerShard = c.tableSlots() / c.numShards() * 64;
-                long valuesPerShard = spare * VALUE_BYTES / c.numShards();
+                long valuesPerShard = spare * valueBytes / c.numShards();
                 if (tablePerShard + valuesPerShard <= perShard && c.occupancyLimit() >= spare) {
                     return c;
                 }
@@ -169,7 +174,12 @@ public class LookupHitBenchmark {
          * charges its value and its 64-byte record; the spare covers uneven shards.
          */
         static LruCache buildLru(int n, boolean recordStats) {
-            long perEntry = VALUE_BYTES + 64;
+            return buildLru(n, VALUE_BYTES, recordStats);
+        }
+
+        /** As {@link #buildLru(int, boolean)}, for values of {@code valueBytes}. */
+        static LruCache buildLru(int n, int valueBytes, boolean recordStats) {
+            long perEntry = valueBytes + 64;
             return LruCache.builder()
                     .capacity(Math.max(1L << 20, (long) n * perEntry * 5 / 4))
                     .numShardBits(-1)
@@ -179,10 +189,15 @@ public class LookupHitBenchmark {
 
         /** An Auto cache with room for {@code n} entries and their slots, plus 25 %. */
         static AutoHyperClockCache buildAuto(int n, boolean recordStats) {
-            long perEntry = VALUE_BYTES + 2 * 64; // value + its slot, at the 0.6 load limit
+            return buildAuto(n, VALUE_BYTES, recordStats);
+        }
+
+        /** As {@link #buildAuto(int, boolean)}, for values of {@code valueBytes}. */
+        static AutoHyperClockCache buildAuto(int n, int valueBytes, boolean recordStats) {
+            long perEntry = valueBytes + 2 * 64; // value + its slot, at the 0.6 load limit
             return AutoHyperClockCache.builder()
                     .capacity(Math.max(1L << 20, (long) n * perEntry * 5 / 4))
-                    .minAvgEntryCharge(VALUE_BYTES)
+                    .minAvgEntryCharge(valueBytes)
                     .numShardBits(-1)
                     .recordStats(recordStats)
                     .build();
