@@ -188,28 +188,35 @@ public class PeerHitBenchmark {
         if (map.size() != entries) {
             throw new IllegalStateException(cache + " holds " + map.size() + " entries");
         }
-        return new Peer() {
-            @Override
-            public long hit(int key) {
-                byte[] v = map.get(boxed[key]);
-                return v == null ? -1 : ends(v[0], v[v.length - 1]);
-            }
+        return new ArrayPeer(boxed, map::get, map::clear);
+    }
 
-            @Override
-            public long hitCopy(int key, byte[] buffer) {
-                byte[] v = map.get(boxed[key]);
-                if (v == null) {
-                    return -1;
-                }
-                System.arraycopy(v, 0, buffer, 0, v.length);
-                return buffer[v.length - 1];
-            }
+    /**
+     * A cache whose {@code get} returns a {@code byte[]}: the stored one (on-heap peers) or a
+     * fresh copy (OHC). Each fork builds one kind, so {@code get} stays monomorphic.
+     */
+    private record ArrayPeer(Long[] boxed, java.util.function.Function<Long, byte[]> get,
+                             Runnable closer) implements Peer {
+        @Override
+        public long hit(int key) {
+            byte[] v = get.apply(boxed[key]);
+            return v == null ? -1 : ends(v[0], v[v.length - 1]);
+        }
 
-            @Override
-            public void close() {
-                map.clear();
+        @Override
+        public long hitCopy(int key, byte[] buffer) {
+            byte[] v = get.apply(boxed[key]);
+            if (v == null) {
+                return -1;
             }
-        };
+            System.arraycopy(v, 0, buffer, 0, v.length);
+            return buffer[v.length - 1];
+        }
+
+        @Override
+        public void close() {
+            closer.run();
+        }
     }
 
     /** Values as {@code byte[]}: OHC copies them in on put and out, into a new array, on get. */
@@ -270,32 +277,13 @@ public class PeerHitBenchmark {
         if (ohc.size() != entries) {
             throw new IllegalStateException(cache + " holds " + ohc.size() + " entries");
         }
-        return new Peer() {
-            @Override
-            public long hit(int key) {
-                byte[] v = ohc.get(boxed[key]);
-                return v == null ? -1 : ends(v[0], v[v.length - 1]);
+        return new ArrayPeer(boxed, ohc::get, () -> {
+            try {
+                ohc.close();
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException(e);
             }
-
-            @Override
-            public long hitCopy(int key, byte[] buffer) {
-                byte[] v = ohc.get(boxed[key]);
-                if (v == null) {
-                    return -1;
-                }
-                System.arraycopy(v, 0, buffer, 0, v.length);
-                return buffer[v.length - 1];
-            }
-
-            @Override
-            public void close() {
-                try {
-                    ohc.close();
-                } catch (java.io.IOException e) {
-                    throw new IllegalStateException(e);
-                }
-            }
-        };
+        });
     }
 
     /** Each thread's copy-out buffer, as large as a value. */
