@@ -5,16 +5,11 @@ import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.Callable;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cli.CacheFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /** {@code clockwork bench}: RocksDB cache_bench's workload and report, same flags. */
 @Command(name = "bench",
@@ -35,32 +30,21 @@ import picocli.CommandLine.Spec;
             ""
         },
         optionListHeading = "Flags:%n")
-public final class BenchCommand implements Callable<Integer> {
-
-    @Spec
-    CommandSpec spec;
+public final class BenchCommand extends FlagCommand {
 
     @Mixin
     BenchOptions options;
 
-    @Option(names = {"-help", "--help", "-h"}, usageHelp = true, order = 100,
-            description = "Print this list of flags and exit.")
-    boolean help;
-
     @Override
     public Integer call() {
-        String problem = options.validate();
-        if (problem != null) {
-            throw new ParameterException(spec.commandLine(), problem);
-        }
+        refuse(options.validate());
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         PrintWriter out = options.json ? err : stdout; // the human report
 
-        long seed = options.seed;
-        if (seed == 0) {
-            seed = ProcessHandle.current().pid() & 0xFFFF_FFFFL; // cache_bench: (uint32_t) pid
-            out.printf("Using seed = %d%n", seed);
+        long seed = seedOrPid(options.seed);
+        if (options.seed == 0) {
+            out.printf("Using seed = %d%n", seed); // as cache_bench prints it
         }
         List<BenchResult> results = new ArrayList<>();
         if (options.compare == null || options.compare.isEmpty()) {

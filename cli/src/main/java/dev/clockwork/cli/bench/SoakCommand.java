@@ -1,17 +1,12 @@
 package dev.clockwork.cli.bench;
 
 import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.offheap.NativeMemory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /** {@code clockwork soak}: a long, checksum-verified, mixed workload with leak accounting. */
 @Command(name = "soak",
@@ -49,30 +44,17 @@ import picocli.CommandLine.Spec;
             ""
         },
         optionListHeading = "Flags:%n")
-public final class SoakCommand implements Callable<Integer> {
-
-    @Spec
-    CommandSpec spec;
+public final class SoakCommand extends FlagCommand {
 
     @Mixin
     SoakOptions options;
 
-    @Option(names = {"-help", "--help", "-h"}, usageHelp = true, order = 100,
-            description = "Print this list of flags and exit.")
-    boolean help;
-
     @Override
     public Integer call() {
-        String problem = options.validate();
-        if (problem != null) {
-            throw new ParameterException(spec.commandLine(), problem);
-        }
+        refuse(options.validate());
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        long seed = options.seed;
-        if (seed == 0) {
-            seed = ProcessHandle.current().pid() & 0xFFFF_FFFFL;
-        }
+        long seed = seedOrPid(options.seed);
         long nativeBefore = NativeMemory.outstandingBytes();
         long reservedBefore = NativeMemory.reservedBytes();
         Cache cache;
