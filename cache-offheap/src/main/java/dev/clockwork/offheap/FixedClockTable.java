@@ -46,19 +46,35 @@ final class FixedClockTable extends ClockTable {
     /**
      * Slot count (as a power of two) for a shard: enough slots that entries of the estimated charge
      * fill capacity at {@link #LOAD_FACTOR}, counting each slot's metadata when it is charged.
+     *
+     * <p>RocksDB rounds that count up to a power of two. When the table is charged, rounding up
+     * can hand it most of the capacity: with an estimate near the slot size (64-byte values) the
+     * table alone is the whole capacity and the cache holds almost nothing. So, unlike RocksDB,
+     * we step down to a smaller table while it lets at least as many entries of the estimated
+     * charge fit. Realistic estimates (a few hundred bytes and up) keep RocksDB's size.
      */
     static int lengthBits(long capacity, long estimatedEntryCharge, boolean chargeMetadata) {
         double averageSlotCharge = estimatedEntryCharge * LOAD_FACTOR
                 + (chargeMetadata ? SlotLayout.SLOT_BYTES : 0);
         long slots = Math.max(1L, (long) Math.ceil(capacity / averageSlotCharge));
-        int bits = 64 - Long.numberOfLeadingZeros(slots - 1); // ceil(log2(slots))
+        int bits = Math.min(64 - Long.numberOfLeadingZeros(slots - 1), 31); // ceil(log2(slots))
         if (chargeMetadata) {
-            // With tiny estimates the table alone could exceed capacity.
-            while (bits > 0 && (SlotLayout.SLOT_BYTES << bits) > capacity) {
+            while (bits > 0 && entriesFitting(bits - 1, capacity, estimatedEntryCharge)
+                    >= entriesFitting(bits, capacity, estimatedEntryCharge)) {
                 bits--;
             }
         }
-        return Math.min(bits, 31);
+        return bits;
+    }
+
+    /**
+     * Entries of the estimated charge a charged table of {@code 2^bits} slots leaves room for:
+     * bounded by the capacity left after the table and by the slots at {@link #LOAD_FACTOR}.
+     */
+    static double entriesFitting(int bits, long capacity, long estimatedEntryCharge) {
+        double slots = (double) (1L << bits);
+        double room = capacity - slots * SlotLayout.SLOT_BYTES;
+        return Math.max(0, Math.min(slots * LOAD_FACTOR, room / estimatedEntryCharge));
     }
 
     private static long allocateZeroed(long slots) {

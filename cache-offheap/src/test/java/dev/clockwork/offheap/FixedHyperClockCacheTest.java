@@ -48,6 +48,32 @@ class FixedHyperClockCacheTest {
     }
 
     @Test
+    void anEstimateNearTheSlotSizeStillLeavesRoomForValues() {
+        // RocksDB's rounding up would make the table all of the 8 MiB (2^17 slots of 64 bytes).
+        FixedHyperClockCache c = cache(8L << 20, 64);
+        assertEquals(1L << 16, c.tableSlots(), "a table of half the capacity");
+        byte[] v = bytes(64, 1);
+        for (long k = 0; k < 200_000; k++) {
+            c.insert(k, 0, v, 0, v.length, v.length, Priority.LOW);
+        }
+        assertTrue(c.entryCount() > 40_000, "holds " + c.entryCount() + " 64-byte values");
+        assertTrue(c.usage() <= c.capacity(), "usage " + c.usage());
+    }
+
+    @Test
+    void realisticEstimatesKeepRocksDbsTableSize() {
+        // ceil(log2(capacity / (estimate * 0.7 + 64))), as RocksDB's CalcHashBits
+        for (long estimate : new long[] {512, 4096, 8192, 65536}) {
+            long capacity = 64L << 20;
+            long slots = (long) Math.ceil(capacity / (estimate * 0.7 + 64));
+            int rocksDb = 64 - Long.numberOfLeadingZeros(slots - 1);
+            assertEquals(rocksDb, FixedClockTable.lengthBits(capacity, estimate, true),
+                    "estimate " + estimate);
+        }
+        assertEquals(0, FixedClockTable.lengthBits(32, 8192, true), "capacity below one slot");
+    }
+
+    @Test
     void insertLookupRelease() {
         var cache = cache(1 << 20, 1024);
         byte[] value = bytes(100, 7);
