@@ -1,7 +1,5 @@
 package dev.clockwork.bench;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.offheap.FixedHyperClockCache;
 import dev.clockwork.offheap.HyperClockCache;
@@ -29,41 +27,33 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.ThreadParams;
 
 /**
- * RocksDB's {@code cache_bench} operation mix, one operation per benchmark call: 82% lookup and,
- * on a miss, insert; 2% insert keeping a handle; 5% insert without a handle; 10% lookup; 1% erase.
- * Keys are skewed like {@code cache_bench -skew=5}: the minimum of 6 uniform draws from
- * {@code [0, max_key)}, {@code max_key = capacity / resident_ratio (0.25) / value_bytes}, so about
- * a quarter of the key space fits. Each thread draws its keys and ops on the fly from its own
- * SplitMix64 stream (7 draws per op, a few ns, the same for both peers), as cache_bench does; a
+ * RocksDB's {@code cache_bench} operation mix on Clockwork's caches, with handles: 82% lookup
+ * and, on a miss, insert keeping a handle; 2% insert keeping a handle; 5% insert without a
+ * handle; 10% lookup; 1% erase. Keys are skewed like {@code cache_bench -skew=5}: the minimum of
+ * 6 uniform draws from {@code [0, max_key)}, {@code max_key = capacity / resident_ratio (0.25) /
+ * value_bytes}, so about a quarter of the key space fits. Each thread draws its keys and ops on
+ * the fly from its own SplitMix64 stream (7 draws per op, a few ns), as cache_bench does; a
  * precomputed, repeating sequence would shrink the key space and inflate hit ratios. The cache is
  * pre-filled with the most popular keys.
  *
- * <ul>
- *   <li><b>Clockwork</b>: a {@link FixedHyperClockCache} ({@code table=fixed}), an
- *       {@link dev.clockwork.offheap.AutoHyperClockCache} ({@code table=auto}, no estimate) or an
- *       {@link LruCache} ({@code table=lru}, default pool ratios 0.5/0, default shards) of
- *       64 MiB (fixed: {@code estimatedEntryCharge}
- *       128) for 64-byte values, 256 MiB ({@code estimatedEntryCharge} 8192) for 8 KiB values;
- *       charge = value size, plus 64 bytes of slot (LRU: record) metadata the cache adds itself.
- *       All entries are inserted {@code LOW}: in the LRU cache they enter the bottom pool (there
- *       is no low pool at ratio 0) and move to the high pool on their first hit. An insert of a
- *       present key replaces the entry in the LRU cache and keeps it in the HyperClock ones.
- *       Inserts copy the
- *       thread's reusable value buffer into malloc'd native memory (no Java allocation per op).
- *       Handles from lookup-insert and insert go into a per-thread FIFO of {@value #PINNED}
- *       handles; pushing releases the oldest. Lookup hits read the value's first long in place.
- *       Eviction runs inline in the inserting thread.</li>
- *   <li><b>Caffeine</b> (on-heap reference): a {@code Cache<Long, byte[]>} bounded by weight =
- *       the same capacity, weigher {@code value.length + 64} (so it holds about as many entries),
- *       maintenance on the calling thread. All {@code max_key} keys are {@code Long}s boxed once at
- *       setup (so the measured allocation is values and Caffeine's own). Caffeine
- *       stores the reference it is given, so each put stores a fresh copy of the thread's buffer
- *       (the counterpart of Clockwork's copy-in; this is Caffeine's per-op allocation). Pinning has
- *       no Caffeine equivalent: the "keep a handle" ops are plain puts/gets. A put of a present key
- *       replaces the value, where Clockwork keeps the present entry.</li>
- * </ul>
- * The {@code hits}/{@code misses} secondary results count lookups (both lookup ops) per second,
- * to compare hit ratios. {@code _1t} methods run one thread, {@code _2t} two sharing one cache.
+ * <p>Handles kept go into a per-thread FIFO; pushing releases the oldest once the thread holds
+ * its share of cache_bench's {@code total_pin_count = capacity * pinnedRatio / valueBytes}.
+ * {@code pinnedRatio} 0.25 is cache_bench's default mix; 1.7 is the <b>pinned-stress mix</b>:
+ * the threads keep more handles than the cache can hold, so eviction sweeps mostly meet pinned
+ * entries and the eviction effort cap ({@code effortCap}, HyperClock only) decides how much CPU
+ * they may burn.
+ *
+ * <p>Caches: {@code table=fixed} ({@link FixedHyperClockCache}, {@code estimatedEntryCharge} =
+ * value size), {@code auto} ({@link dev.clockwork.offheap.AutoHyperClockCache}, no estimate),
+ * {@code lru} ({@link LruCache}, default pool ratios 0.5/0); 64 MiB for 64-byte values,
+ * 256 MiB otherwise; charge = value size (the caches add their own 64 bytes of slot or record
+ * metadata). All entries are inserted {@code LOW}. Inserts copy the thread's reusable value
+ * buffer into malloc'd native memory (no Java allocation per op). Lookup hits read the value's
+ * first long in place. Eviction runs inline in the inserting thread. The peers run this mix,
+ * without handles, in {@link PeerMixBenchmark}.
+ *
+ * <p>The {@code hits}/{@code misses} secondary results count lookups (both lookup ops) per
+ * second. {@code _1t} methods run one thread, {@code _2t} two sharing one cache.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -72,7 +62,6 @@ import org.openjdk.jmh.infra.ThreadParams;
 @Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms2g", "-Xmx2g"})
 @State(Scope.Benchmark)
 public class CacheBenchMixBenchmark {
-    static final int PINNED = 4;
     static final double RESIDENT_RATIO = 0.25;
     static final int SKEW_DRAWS = 6;
 
@@ -86,17 +75,27 @@ public class CacheBenchMixBenchmark {
     private static final VarHandle LONG_LE =
             MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
-    @Param({"64", "8192"})
+    @Param({"64", "1024", "8192"})
     public int valueBytes;
+
+    /** cache_bench's {@code -pinned_ratio}: 0.25 the default mix, 1.7 the pinned-stress mix. */
+    @Param({"0.25", "1.7"})
+    public double pinnedRatio;
+
+    /** HyperClock's eviction effort cap (cache_bench's {@code -eviction_effort_cap}). */
+    @Param({"30"})
+    public int effortCap;
 
     long capacity;
     long estimatedEntryCharge;
     long maxKey;
+    long totalPinCount;
 
     @Setup(Level.Trial)
     public void size() {
         capacity = valueBytes <= 64 ? 64L << 20 : 256L << 20;
         estimatedEntryCharge = valueBytes <= 64 ? 128 : valueBytes;
+        totalPinCount = (long) (capacity * pinnedRatio / valueBytes + 0.999999);
         maxKey = (long) (capacity / RESIDENT_RATIO / valueBytes);
     }
 
@@ -111,7 +110,7 @@ public class CacheBenchMixBenchmark {
         long random;
         long maxKey;
         byte[] buffer;
-        final long[] pinned = new long[PINNED];
+        long[] pinned;
         int pinnedNext;
 
         @Setup(Level.Trial)
@@ -121,6 +120,8 @@ public class CacheBenchMixBenchmark {
             maxKey = bench.maxKey;
             buffer = new byte[bench.valueBytes];
             seeds.nextBytes(buffer);
+            int threads = thread.getThreadCount();
+            pinned = new long[(int) ((bench.totalPinCount + thread.getThreadIndex()) / threads)];
         }
 
         /** Skewed key: the minimum of {@value #SKEW_DRAWS} uniform draws from [0, maxKey). */
@@ -138,11 +139,17 @@ public class CacheBenchMixBenchmark {
             return (int) BenchRandom.below(BenchRandom.mix(random += BenchRandom.GOLDEN), 100);
         }
 
-        /** Keeps a handle, releasing the one it displaces. */
+        /** Keeps a handle, releasing the oldest once the thread holds its share. */
         void pin(NativeCache cache, long handle) {
+            if (pinned.length == 0) {
+                if (handle != dev.clockwork.cache.Cache.MISS) {
+                    cache.release(handle);
+                }
+                return;
+            }
             long oldest = pinned[pinnedNext];
             pinned[pinnedNext] = handle;
-            pinnedNext = (pinnedNext + 1) & (PINNED - 1);
+            pinnedNext = pinnedNext + 1 == pinned.length ? 0 : pinnedNext + 1;
             if (oldest != dev.clockwork.cache.Cache.MISS) {
                 cache.release(oldest);
             }
@@ -173,6 +180,7 @@ public class CacheBenchMixBenchmark {
                         .capacity(bench.capacity)
                         .estimatedEntryCharge(table.equals("auto") ? 0 : bench.estimatedEntryCharge)
                         .numShardBits(-1)
+                        .evictionEffortCap(bench.effortCap)
                         .build();
                 case "lru" -> LruCache.builder()
                         .capacity(bench.capacity)
@@ -192,32 +200,6 @@ public class CacheBenchMixBenchmark {
         public void close() {
             // Handles still in the workers' FIFOs are freed with the cache.
             cache.close();
-        }
-    }
-
-    @State(Scope.Benchmark)
-    public static class CaffeineState {
-        Cache<Long, byte[]> cache;
-        Long[] boxedKeys;
-
-        @Setup(Level.Trial)
-        public void fill(CacheBenchMixBenchmark bench) {
-            cache = Caffeine.newBuilder()
-                    .maximumWeight(bench.capacity)
-                    .<Long, byte[]>weigher((k, v) -> v.length + 64)
-                    .executor(Runnable::run)
-                    .build();
-            boxedKeys = new Long[(int) bench.maxKey];
-            for (int i = 0; i < boxedKeys.length; i++) {
-                boxedKeys[i] = (long) i;
-            }
-            int n = (int) bench.prefillKeys();
-            for (int k = 0; k < n; k++) {
-                byte[] value = new byte[bench.valueBytes];
-                LONG_LE.set(value, 0, (long) k);
-                cache.put(boxedKeys[k], value);
-            }
-            cache.cleanUp();
         }
     }
 
@@ -261,30 +243,6 @@ public class CacheBenchMixBenchmark {
         }
     }
 
-    private long caffeineOp(CaffeineState c, Worker w, LookupCounts n) {
-        int op = w.nextOp();
-        Long key = c.boxedKeys[w.nextKey()];
-        Cache<Long, byte[]> cache = c.cache;
-        if (op < LOOKUP_INSERT || (op >= BLIND_INSERT && op < LOOKUP)) {
-            byte[] v = cache.getIfPresent(key);
-            if (v != null) {
-                n.hits++;
-                return (long) LONG_LE.get(v, 0);
-            }
-            n.misses++;
-            if (op < LOOKUP_INSERT) {
-                cache.put(key, w.valueFor(key).clone());
-            }
-            return 0;
-        } else if (op < BLIND_INSERT) {
-            cache.put(key, w.valueFor(key).clone());
-            return 1;
-        } else {
-            cache.invalidate(key);
-            return 2;
-        }
-    }
-
     // ------------------------------------------------------------------ benchmarks
 
     @Benchmark
@@ -294,20 +252,9 @@ public class CacheBenchMixBenchmark {
     }
 
     @Benchmark
-    @Threads(1)
-    public long caffeine_1t(CaffeineState c, Worker w, LookupCounts n) {
-        return caffeineOp(c, w, n);
-    }
-
-    @Benchmark
     @Threads(2)
     public long clockwork_2t(ClockworkState c, Worker w, LookupCounts n) {
         return clockworkOp(c.cache, w, n);
     }
 
-    @Benchmark
-    @Threads(2)
-    public long caffeine_2t(CaffeineState c, Worker w, LookupCounts n) {
-        return caffeineOp(c, w, n);
-    }
 }

@@ -1,0 +1,141 @@
+package dev.clockwork.bench;
+
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Lookups against the peers, in one run, with nothing inserted or evicted while measuring:
+ * {@code hit} (zero-copy where the cache can: Clockwork's {@code value(h)}, the on-heap peers'
+ * stored array, OHC linked's {@code getDirect}; OHC chunked copies out), {@code hitCopy} (the
+ * value copied into the thread's own buffer) and {@code miss} (a key that is absent). What each
+ * cache stores and copies: {@link BenchPeer}.
+ *
+ * <p>{@code entries} keys are resident (checked at setup); capacity is twice what they need, so
+ * nothing is evicted. Hits draw from a precomputed uniform sequence over the resident keys;
+ * misses from the same sequence shifted past them. {@code _1t}/{@code _2t} run 1 and 2 threads
+ * on one cache; JMH's {@code -t N} runs any method with N. Each parameter combination runs in a
+ * fork of its own.
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED",
+    // OHC: sun.misc.Unsafe memory access (deprecated since JDK 23), and its chunked
+    // implementation reads DirectBuffer addresses.
+    "--sun-misc-unsafe-memory-access=allow", "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
+    "-Xms2g", "-Xmx2g", "-XX:+AlwaysPreTouch"})
+@State(Scope.Benchmark)
+public class PeerLookupBenchmark {
+    @Param({"clockwork-fixed", "clockwork-auto", "clockwork-lru", "caffeine", "chm",
+        "ohc-linked", "ohc-chunked"})
+    public String cache;
+
+    @Param({"64", "1024", "8192"})
+    public int valueBytes;
+
+    /** Resident entries. */
+    @Param({"65536"})
+    public int entries;
+
+    int[] keys;
+    int keyMask;
+    BenchPeer peer;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        int length = BenchRandom.ceilPow2(Math.max(4096, entries));
+        BenchRandom random = new BenchRandom(42);
+        keys = new int[length];
+        for (int i = 0; i < length; i++) {
+            keys[i] = random.nextInt(entries);
+        }
+        keyMask = length - 1;
+        long capacity = 2L * entries * (valueBytes + 256);
+        peer = BenchPeer.open(cache, capacity, valueBytes, Key16.range(0, 2L * entries));
+        byte[] value = new byte[valueBytes];
+        for (int i = 0; i < entries; i++) {
+            value[0] = (byte) i;
+            value[valueBytes - 1] = (byte) i;
+            if (!peer.insert(i, value)) {
+                throw new IllegalStateException(cache + " refused key " + i);
+            }
+        }
+        for (int i = 0; i < entries; i++) {
+            if (peer.hit(i) != BenchPeer.ends((byte) i, (byte) i)) {
+                throw new IllegalStateException(cache + " lost key " + i);
+            }
+            if (peer.hit(entries + i) != BenchPeer.MISS) {
+                throw new IllegalStateException(cache + " has absent key " + (entries + i));
+            }
+        }
+        if (peer.entryCount() != entries) {
+            throw new IllegalStateException(cache + " holds " + peer.entryCount() + " entries");
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        peer.close();
+    }
+
+    /** Each thread's copy-out buffer, as large as a value. */
+    @State(Scope.Thread)
+    public static class Buffer {
+        byte[] bytes;
+
+        @Setup(Level.Trial)
+        public void allocate(PeerLookupBenchmark bench) {
+            bytes = new byte[bench.valueBytes];
+        }
+    }
+
+    @Benchmark
+    @Threads(1)
+    public long hit_1t(KeyCursor cursor) {
+        return peer.hit(keys[cursor.next(keyMask)]);
+    }
+
+    @Benchmark
+    @Threads(2)
+    public long hit_2t(KeyCursor cursor) {
+        return peer.hit(keys[cursor.next(keyMask)]);
+    }
+
+    @Benchmark
+    @Threads(1)
+    public long hitCopy_1t(KeyCursor cursor, Buffer buffer) {
+        return peer.hitCopy(keys[cursor.next(keyMask)], buffer.bytes);
+    }
+
+    @Benchmark
+    @Threads(2)
+    public long hitCopy_2t(KeyCursor cursor, Buffer buffer) {
+        return peer.hitCopy(keys[cursor.next(keyMask)], buffer.bytes);
+    }
+
+    @Benchmark
+    @Threads(1)
+    public long miss_1t(KeyCursor cursor) {
+        return peer.hit(entries + keys[cursor.next(keyMask)]);
+    }
+
+    @Benchmark
+    @Threads(2)
+    public long miss_2t(KeyCursor cursor) {
+        return peer.hit(entries + keys[cursor.next(keyMask)]);
+    }
+}
