@@ -168,6 +168,64 @@ public interface Cache extends AutoCloseable {
 
     CacheStats stats();
 
+    /**
+     * Calls {@code visitor} for the entries of the cache while it stays in use (RocksDB's
+     * {@code ApplyToAllEntries}), e.g. to gather statistics of what it holds. Runs in the calling
+     * thread and returns when every shard has been walked.
+     *
+     * <h4>Which entries</h4>
+     * Every entry that is in the cache (findable by {@link #lookup}) for the whole call is visited
+     * exactly once, and no entry that is absent for the whole call is visited. An entry inserted,
+     * erased, replaced or evicted during the call may be visited or not (at most once). Entries
+     * that were erased but are still pinned by a handle, and the standalone entries of a
+     * HyperClock cache (see {@link #insertPinned}), are not in the cache and are not visited.
+     * The order is unspecified (shard by shard, in memory order).
+     *
+     * <h4>Pinning</h4>
+     * While {@code visitor} runs, its entry cannot be freed: a HyperClock cache holds a reference
+     * on it (taken only if the entry is visible, as a lookup takes one, and released through the
+     * normal release path without counting as a use, so the visit does not change what eviction
+     * does and an entry erased meanwhile is freed by that release); an LRU cache holds the
+     * entry's shard lock. The value view and the key are valid only during the call.
+     *
+     * <h4>Calling back into the cache</h4>
+     * The visitor must not call this cache's methods. What happens if it does anyway: in a
+     * HyperClock cache the calls work, and an {@link #erase} of the entry being visited makes it
+     * unfindable at once but frees it only after the visitor returns (its value stays readable
+     * until then); in an LRU cache any call that needs the lock of the shard being visited
+     * (lookup, insert, erase, release, {@code setCapacity}, ...) throws
+     * {@link IllegalStateException}, and a call reaching another shard is not detected and can
+     * deadlock with a visit running in another thread. {@link #close()} from the visitor is
+     * safe in both: the visit then stops with {@link IllegalStateException} once the visitor
+     * returns.
+     *
+     * <h4>entriesPerLock</h4>
+     * In an LRU cache, the most records (live entries or free ones) examined, and so the most
+     * entries visited, per acquisition of a shard's lock: the lock is released and taken again
+     * between batches, so writers wait at most one batch (RocksDB's
+     * {@code average_entries_per_lock}). HyperClock caches take no lock for a visit: there it is
+     * the number of entries visited between two checks that the cache has not been closed.
+     *
+     * <h4>Close</h4>
+     * A visit racing {@link #close()} either completes, or stops with
+     * {@link IllegalStateException} (from this method, or from a read of the value view inside the
+     * visitor); it never reads freed memory, and close frees every entry exactly once whatever
+     * the visit was doing.
+     *
+     * <h4>Costs</h4>
+     * One pass over every slot or record of every shard. Nothing is allocated on the Java heap
+     * per entry, except the value view when the visitor reads values (see
+     * {@link EntryVisitor#readsValues()}).
+     *
+     * @param visitor called once per visited entry
+     * @param entriesPerLock the batch size described above, {@code >= 1} (RocksDB's
+     *     {@code cache_bench} uses 256 by default)
+     * @throws NullPointerException if {@code visitor} is null
+     * @throws IllegalArgumentException if {@code entriesPerLock < 1}
+     * @throws IllegalStateException if the cache is closed (or closes during the visit)
+     */
+    void forEachEntry(EntryVisitor visitor, int entriesPerLock);
+
     /** Frees every native byte the cache holds. Idempotent. */
     @Override
     void close();

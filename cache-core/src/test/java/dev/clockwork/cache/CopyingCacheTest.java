@@ -337,6 +337,12 @@ class CopyingCacheTest {
         }
 
         @Override
+        public void forEachEntry(EntryVisitor visitor, int entriesPerLock) {
+            entries.forEach((k, v) -> visitor.visit(k.k0(), k.k1(),
+                    MemorySegment.ofArray(v).asReadOnly(), v.length));
+        }
+
+        @Override
         public void close() {
             closed = true;
         }

@@ -305,6 +305,39 @@ abstract class ClockTable extends PaddedCounters {
     }
 
     /**
+     * Takes a reference on the slot's entry if it is visible, the way a lookup does but without
+     * comparing a key: for {@code forEachEntry}. Returns the entry's generation (stable while the
+     * reference is held; pass it to {@link #release} with {@code useful = false}), or -1 if the
+     * slot holds no visible entry, in which case no reference is held.
+     *
+     * <p>A plain look comes first, as on a lookup's further probes: a scan meets many empty slots
+     * and slots being written, and an atomic add on each would take every line of the table from
+     * the cores using it. The reference, a volatile add, is what decides: it acquires the
+     * entry's fields published with its meta word, and the word it returns says whether the
+     * entry was still visible. On an empty or under-construction slot the add is left for the
+     * owner to overwrite, as lookups leave it.
+     *
+     * <p>On an entry erased meanwhile (invisible) the reference is given back through
+     * {@link #release}, not a bare undo as a lookup's: if the other holders let go meanwhile,
+     * ours is the last reference and the release frees the entry, instead of leaving it
+     * unreferenced and charged until an eviction sweep finds it. The reference, held on a
+     * shareable entry, keeps its generation stable while we read it.
+     */
+    final int referenceIfVisible(long slot) {
+        if (!isVisible(metaOpaque(slot))) {
+            return -1;
+        }
+        long old = getAndAddMeta(slot, ACQUIRE_ONE);
+        if (isVisible(old)) {
+            return SlotLayout.generation(flags(slot));
+        }
+        if (isInvisible(old)) {
+            release(slot, false, false, SlotLayout.generation(flags(slot)));
+        }
+        return -1;
+    }
+
+    /**
      * Claims an empty slot by setting its occupied bit (its state becomes "under construction",
      * owned by us). Occupied slots are passed over after a plain look, without an atomic write:
      * in a loaded table most probes meet one.

@@ -8,6 +8,7 @@ import static dev.clockwork.offheap.ClockMeta.refCount;
 import dev.clockwork.cache.Admission;
 import dev.clockwork.cache.Args;
 import dev.clockwork.cache.Cache;
+import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.hash.KeyHash;
 import java.lang.foreign.MemorySegment;
@@ -324,6 +325,59 @@ public abstract class HyperClockCache extends NativeCache {
             memory.gate.exit(stripe);
         }
         return true;
+    }
+
+    // ---------------------------------------------------------------- visiting entries
+
+    /**
+     * Walks every table in slot order. Each visible entry is referenced as a lookup references it
+     * ({@link ClockTable#referenceIfVisible}), handed to the visitor, and released through
+     * {@link ClockTable#release} as not useful: the acquire is taken back, so the entry's clock is
+     * as before, and if an erase made the entry invisible meanwhile and ours is the last
+     * reference, that release frees it, inside the close gate like every freeing release.
+     *
+     * <p>Exactly once: entries never move between slots in either table (a fixed table's entry
+     * stays in the slot its insert claimed; an Auto table's split relinks chains but never moves
+     * an entry), so an entry that stays in the cache throughout sits in one slot, visible, when
+     * the walk passes it. An Auto table's walk goes up to its grow frontier, re-read when it gets
+     * there; every entry present at the start lies below the frontier read then. A key stored
+     * twice (racing inserts, see {@link Cache#insert}) is two entries and is visited twice.
+     *
+     * <p>No gate around the walk: referencing, reading and a non-freeing release move no
+     * ownership, and a racing close stops them with the arena's exception, as it stops lookups;
+     * holding the gate would make close wait for the visitor, and a visitor calling close would
+     * wait for itself. The closed flag is checked every {@code entriesPerLock} visited entries and
+     * at each table, so a visit stops soon after close begins, even while close still drains
+     * the gate.
+     */
+    @Override
+    void forEachEntryChecked(EntryVisitor visitor, int entriesPerLock) {
+        boolean readsValues = visitor.readsValues();
+        int untilCheck = entriesPerLock;
+        for (ClockTable table : tables) {
+            checkOpen();
+            long slot = 0;
+            for (long end = table.usedSlots() << SlotLayout.SLOT_SHIFT; slot < end;
+                    end = table.usedSlots() << SlotLayout.SLOT_SHIFT) {
+                for (; slot < end; slot += SlotLayout.SLOT_BYTES) {
+                    int generation = table.referenceIfVisible(slot);
+                    if (generation < 0) {
+                        continue;
+                    }
+                    try {
+                        visitEntry(visitor, readsValues, table.key0(slot), table.key1(slot),
+                                table.valueAddress(slot), table.valueLength(slot),
+                                table.charge(slot));
+                    } finally {
+                        table.release(slot, false, false, generation);
+                    }
+                    if (--untilCheck == 0) {
+                        checkOpen();
+                        untilCheck = entriesPerLock;
+                    }
+                }
+            }
+        }
     }
 
     // ---------------------------------------------------------------- erase, capacity, stats

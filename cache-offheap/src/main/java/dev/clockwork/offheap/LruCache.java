@@ -2,6 +2,7 @@ package dev.clockwork.offheap;
 
 import dev.clockwork.cache.Admission;
 import dev.clockwork.cache.Args;
+import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cache.Priority;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.ThreadLocalRandom;
@@ -174,6 +175,24 @@ public final class LruCache extends NativeCache {
     @Override
     boolean eraseHashed(long h0, long h1) {
         return shardOf(h0).erase(h0, h1);
+    }
+
+    // ---------------------------------------------------------------- visiting entries
+
+    /**
+     * Walks each shard in batches of {@code entriesPerLock} records, each under the shard's lock
+     * ({@link LruShard#visitEntries}), which keeps the entry being visited from being freed and
+     * bounds how long writers of the shard wait. Between batches a record index is the cursor.
+     */
+    @Override
+    void forEachEntryChecked(EntryVisitor visitor, int entriesPerLock) {
+        boolean readsValues = visitor.readsValues();
+        for (LruShard shard : shards) {
+            int cursor = 1; // index 0 is the first chunk's header
+            do {
+                cursor = shard.visitEntries(this, visitor, readsValues, cursor, entriesPerLock);
+            } while (cursor >= 0);
+        }
     }
 
     // ---------------------------------------------------------------- capacity and usage

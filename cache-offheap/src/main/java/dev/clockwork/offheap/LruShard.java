@@ -19,6 +19,7 @@ import static dev.clockwork.offheap.LruEntryLayout.REFS_AND_FLAGS_OFFSET;
 import static dev.clockwork.offheap.LruEntryLayout.VALUE_ADDRESS_OFFSET;
 import static dev.clockwork.offheap.LruEntryLayout.VALUE_LENGTH_OFFSET;
 
+import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cache.Priority;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -55,13 +56,27 @@ final class LruShard {
     /**
      * All memory, unscoped: every access here runs under the shard's lock, and close frees the
      * shard's memory under that lock too ({@link #freeAll}), after which every operation refuses
-     * to start ({@link #closed}). So an operation racing close either finishes before the memory
+     * to start ({@link #refused}). So an operation racing close either finishes before the memory
      * is freed or touches none of it, and never stops half done, as it could if an access failed
      * midway on the closed arena (a value freed twice). Unscoped accesses are also cheaper.
      */
     private static final MemorySegment RAW = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
-    /** Set by {@link #freeAll}, under the lock. */
-    private boolean closed;
+    /** {@link #refused} bit: the cache is closed (set by {@link #freeAll}). */
+    private static final int CLOSED = 1;
+    /**
+     * {@link #refused} bit: a visit ({@link #visitEntries}) is calling its visitor with the lock
+     * held. Set and cleared under the lock, so only the visiting thread, re-entering the monitor
+     * from its visitor, can ever see it set.
+     */
+    private static final int VISITING = 2;
+    /**
+     * Why operations must not start now: {@link #CLOSED}, {@link #VISITING}, or 0. One field, so
+     * that refusing re-entry from a visitor costs the operations nothing beyond the closed check
+     * they already made. Read and written under the lock.
+     */
+    private int refused;
+    /** Whether {@link #freeAll} has freed the memory (it waits for a visit to end, see there). */
+    private boolean freed;
     private final RecordSlab slab;
     private final int shardNumber;
     /** The cache's random salt of handle generations (see {@link LruHandle}). */
@@ -393,9 +408,17 @@ final class LruShard {
     // Exceptions are built out of line, to keep the hot methods small enough to inline.
 
     private void checkNotClosed() {
-        if (closed) {
-            throw new IllegalStateException("cache is closed");
+        if (refused != 0) {
+            throw refusal();
         }
+    }
+
+    private IllegalStateException refusal() {
+        if ((refused & CLOSED) != 0) {
+            return new IllegalStateException("cache is closed");
+        }
+        return new IllegalStateException("an EntryVisitor must not call the cache: forEachEntry"
+                + " holds the lock of the shard being visited");
     }
 
     private static IllegalStateException noEntry(long handle) {
@@ -557,10 +580,20 @@ final class LruShard {
      * when no thread can be inside. {@code RAW} reads native memory without the closed arena.
      */
     synchronized void freeAll() {
-        if (closed) {
+        if ((refused & CLOSED) != 0) {
             return;
         }
-        closed = true;
+        refused |= CLOSED;
+        if ((refused & VISITING) != 0) {
+            // Close called from a visitor (the monitor is re-entrant): the visit is still walking
+            // the slab, and frees everything on its way out (visitEntries).
+            return;
+        }
+        freeMemory();
+    }
+
+    private void freeMemory() {
+        freed = true;
         slab.forEachCarved(record -> {
             if (RecordSlab.isLive(RAW.get(INT, record + GENERATION_OFFSET))) {
                 NativeMemory.free(RAW.get(LONG, record + VALUE_ADDRESS_OFFSET),
@@ -570,6 +603,62 @@ final class LruShard {
         slab.freeAll();
         NativeMemory.free(buckets, 4L << bucketBits);
         NativeMemory.free(head, LruEntryLayout.ENTRY_BYTES);
+    }
+
+    // ---------------------------------------------------------------- visiting entries
+
+    /**
+     * Visits the entries in the index among at most {@code maxRecords} records (live or free),
+     * in record index order from {@code from}, with the lock held throughout: one batch of
+     * {@code Cache.forEachEntry}.
+     *
+     * <p>Record indexes are a stable cursor: records are carved from chunks that are only ever
+     * added, and an entry stays in its record from insert to free (an insert of a present key
+     * takes a new record and erases the old entry). So an entry in the index throughout the
+     * whole walk is met exactly once, in the batch whose range holds its index, whatever
+     * happened between batches; an entry inserted meanwhile is met if its record lies ahead of
+     * the cursor. Indexes below the slab's fresh mark have all been handed out at least once
+     * (chunk headers excepted), and past it no record ever held an entry.
+     *
+     * <p>Re-entry from the visitor is refused ({@link #VISITING}), since the visitor runs in the
+     * middle of this walk, except for close, which this walk completes when the visitor returns.
+     *
+     * @return the index to continue from, or -1 when the shard is done
+     * @throws IllegalStateException if the cache is closed, before or during the batch
+     */
+    synchronized int visitEntries(NativeCache cache, EntryVisitor visitor, boolean readsValues,
+                                  int from, int maxRecords) {
+        checkNotClosed();
+        int end = slab.freshIndex();
+        int index = from;
+        refused = VISITING;
+        try {
+            for (int examined = 0; examined < maxRecords && index < end; index++) {
+                if (RecordSlab.isHeader(index)) {
+                    continue;
+                }
+                examined++;
+                long e = slab.address(index);
+                if ((refsAndFlags(e) & IN_CACHE) == 0
+                        || !RecordSlab.isLive(slab.generation(e))) {
+                    continue;
+                }
+                cache.visitEntry(visitor, readsValues, key0(e), key1(e),
+                        RAW.get(LONG, e + VALUE_ADDRESS_OFFSET),
+                        RAW.get(INT, e + VALUE_LENGTH_OFFSET), charge(e));
+                if ((refused & CLOSED) != 0) {
+                    index++;
+                    break; // the visitor closed the cache
+                }
+            }
+        } finally {
+            refused &= ~VISITING;
+            if ((refused & CLOSED) != 0 && !freed) {
+                freeMemory();
+            }
+        }
+        checkNotClosed();
+        return index < end ? index : -1;
     }
 
     // ---------------------------------------------------------------- capacity and usage

@@ -4,6 +4,7 @@ import dev.clockwork.cache.Admission;
 import dev.clockwork.cache.Args;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.CacheStats;
+import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.hash.KeyHash;
 import java.lang.foreign.MemorySegment;
@@ -272,6 +273,33 @@ public abstract class NativeCache implements Cache {
             NativeMemory.free(address, length); // never stored (insertCopied's contract)
             throw e;
         }
+    }
+
+    // ---------------------------------------------------------------- visiting entries
+
+    @Override
+    public final void forEachEntry(EntryVisitor visitor, int entriesPerLock) {
+        Args.requireNonNull("visitor", visitor);
+        Args.requirePositive("entriesPerLock", entriesPerLock);
+        checkOpen();
+        forEachEntryChecked(visitor, entriesPerLock);
+    }
+
+    /** {@link #forEachEntry} after its argument checks; see there for the contract. */
+    abstract void forEachEntryChecked(EntryVisitor visitor, int entriesPerLock);
+
+    /**
+     * Hands one pinned entry to a visitor: recovers the caller's key from the hashed key (the
+     * hash is a bijection, see {@link KeyHash}) and views the value read-only, unless the visitor
+     * does not read values. The caller keeps the entry pinned until this returns.
+     */
+    final void visitEntry(EntryVisitor visitor, boolean readsValues, long h0, long h1,
+                          long valueAddress, int valueLength, long charge) {
+        long key1 = KeyHash.unhash1(h0, h1);
+        long key0 = KeyHash.unhash0FromKey1(h0, key1, hashSeed);
+        MemorySegment value = readsValues
+                ? memory.allReadOnly().asSlice(valueAddress, valueLength) : MemorySegment.NULL;
+        visitor.visit(key0, key1, value, charge);
     }
 
     // ---------------------------------------------------------------- capacity, stats, close

@@ -194,6 +194,19 @@ final class RecordSlab {
         return (long) chunks << CHUNK_SHIFT;
     }
 
+    /**
+     * The fresh mark: every index below it has been handed out at least once or is a chunk
+     * header ({@link #isHeader}); no index at or above it ever has. Under the owner's lock.
+     */
+    int freshIndex() {
+        return fresh;
+    }
+
+    /** Whether an index names a chunk's header rather than a record. */
+    static boolean isHeader(int index) {
+        return (index & (RECORDS_PER_CHUNK - 1)) == 0;
+    }
+
     /** Calls {@code visitor} with the address of every record ever handed out (free ones too). */
     void forEachCarved(RecordVisitor visitor) {
         for (int c = 0; c < chunks; c++) {

@@ -184,6 +184,7 @@ class MisuseTest {
                 () -> cache.setCapacity(2 * CAPACITY),
                 () -> cache.setStrictCapacityLimit(true),
                 cache::pinnedUsage,
+                () -> cache.forEachEntry((k0, k1, value, charge) -> { }, 1),
                 () -> view.get(ValueLayout.JAVA_BYTE, 0))); // a value view taken before close
         uses.addAll(type.ownMethods(cache));
         for (int i = 0; i < uses.size(); i++) {

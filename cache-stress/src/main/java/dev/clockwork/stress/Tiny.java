@@ -136,7 +136,11 @@ final class Tiny {
      * {@code LEN<n>} for a wrong length.
      */
     static String read(Cache cache, long handle) {
-        MemorySegment v = cache.value(handle);
+        return labelOf(cache.value(handle));
+    }
+
+    /** The label of the key and version whose bytes {@code v} holds (see {@link #read}). */
+    static String labelOf(MemorySegment v) {
         if (v.byteSize() != VALUE_BYTES) {
             return "LEN" + v.byteSize();
         }
@@ -228,6 +232,38 @@ final class Tiny {
             long meta = ClockProbe.meta(cache, h); // ours: acquire = release + 1
             cache.release(h);
             return "C" + ClockProbe.releaseCount(meta) + "_R" + (ClockProbe.refCount(meta) - 1);
+        } catch (RuntimeException | Error e) {
+            return failure(e);
+        }
+    }
+
+    /**
+     * Visits every entry with {@code forEachEntry} (one entry per batch) and names what it saw:
+     * the labels of the visited values, sorted and joined with ';' ({@code NONE} if nothing was
+     * visited). A label gets {@code _KEY} appended when the key passed to the visitor is not the
+     * one stamped in the value, and {@code _C<n>} when the charge is not {@link #CHARGE}; a
+     * failure's name if anything threw.
+     */
+    static String visitAll(Cache cache) {
+        try {
+            java.util.List<String> seen = new java.util.ArrayList<>(4);
+            cache.forEachEntry((key0, key1, value, charge) -> {
+                String label = labelOf(value);
+                if (value.byteSize() >= 16
+                        && (value.get(ValueLayout.JAVA_LONG_UNALIGNED, 0) != key0
+                        || value.get(ValueLayout.JAVA_LONG_UNALIGNED, 8) != key1)) {
+                    label += "_KEY";
+                }
+                if (charge != CHARGE) {
+                    label += "_C" + charge;
+                }
+                seen.add(label);
+            }, 1);
+            if (seen.isEmpty()) {
+                return "NONE";
+            }
+            java.util.Collections.sort(seen);
+            return String.join(";", seen);
         } catch (RuntimeException | Error e) {
             return failure(e);
         }

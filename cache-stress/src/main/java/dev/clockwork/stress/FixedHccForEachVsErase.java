@@ -1,0 +1,92 @@
+package dev.clockwork.stress;
+
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
+import dev.clockwork.cache.Priority;
+import dev.clockwork.offheap.FixedHyperClockCache;
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Arbiter;
+import org.openjdk.jcstress.annotations.Description;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.LLLL_Result;
+
+/**
+ * {@code forEachEntry} races with {@code erase(A)} on a fixed table holding A and P.
+ *
+ * <p>The visit references each visible entry as a lookup does, hands it to the visitor and
+ * releases it as not useful; an erase that meets the visit's reference only makes A invisible,
+ * and the visit's release, being the last, frees it.
+ *
+ * <p>Result fields: r1 what the visit saw (see {@link Tiny#visitAll}: labels of the visited values,
+ * sorted), r2 erase's return, r3 whether a lookup finds A afterwards and the table entries left
+ * (E1: P only; E2: A too, still occupying its slot), r4 the arbiter's checks: accounting, then P
+ * erased, the drain check (see {@link Tiny#drain}: a leftover A must be freed, exactly once, by
+ * the next eviction) and close.
+ */
+@JCStressTest
+@Description("forEachEntry races with erase(A) in a fixed table holding A and P. The visit sees P "
+        + "exactly once, and A with A's bytes or not at all; erase always finds A; afterwards A "
+        + "is gone and freed exactly once: at once, or - in the erase's documented corner case - "
+        + "by the next eviction.")
+@Outcome(id = "A_V0;P_V0, ERASED, GONE;E1, OK", expect = ACCEPTABLE,
+        desc = "The visit saw A before erase took it; or erase met the visit's reference, made A "
+                + "invisible, and the visit's release, the last reference, freed it.")
+@Outcome(id = "P_V0, ERASED, GONE;E1, OK", expect = ACCEPTABLE,
+        desc = "Erase freed A (or made it invisible) before the visit reached its slot.")
+@Outcome(id = "A_V0;P_V0, ERASED, GONE;E2, OK", expect = ACCEPTABLE_INTERESTING,
+        desc = "Erase's own corner case, RocksDB's Unref wart (see FixedHccEraseVsLookup): erase "
+                + "saw the visit's reference and made A invisible, the visit released first (A "
+                + "still visible when it looked, so not a freeing release), then erase dropped "
+                + "its reference without freeing. A is unfindable but charged until a sweep "
+                + "frees it; the drain check proves the sweep frees it exactly once.")
+@Outcome(id = "(?!(A_V0;)?P_V0, ).*, .*, .*, .*", expect = FORBIDDEN,
+        desc = "The visit saw other bytes (use after free), a wrong key or charge, P not exactly "
+                + "once, or threw.")
+@Outcome(expect = FORBIDDEN,
+        desc = "Anything else: erase missed A; A findable afterwards; a leftover after a visit "
+                + "that did not see A; accounting off (ACCT_*: a double free shows as usage "
+                + "below the metadata plus 64 per entry); a leftover the drain does not free "
+                + "(STUCK_*); or an exception.")
+@State
+public class FixedHccForEachVsErase {
+    private final FixedHyperClockCache cache = Tiny.cache(Tiny.THREE_ENTRIES);
+
+    public FixedHccForEachVsErase() {
+        Tiny.insert(cache, Tiny.A, 0, Priority.LOW);
+        Tiny.insert(cache, Tiny.P, 0, Priority.LOW);
+    }
+
+    @Actor
+    public void visitor(LLLL_Result r) {
+        r.r1 = Tiny.visitAll(cache);
+    }
+
+    @Actor
+    public void eraser(LLLL_Result r) {
+        try {
+            r.r2 = Tiny.erase(cache, Tiny.A) ? "ERASED" : "NOT_FOUND";
+        } catch (RuntimeException | Error e) {
+            r.r2 = Tiny.failure(e);
+        }
+    }
+
+    @Arbiter
+    public void arbiter(LLLL_Result r) {
+        String seen = Tiny.peek(cache, Tiny.A);
+        r.r3 = (seen == null ? "GONE" : "PRESENT_" + seen) + ";E" + cache.entryCount();
+        String accounting;
+        try {
+            accounting = Tiny.accounting(cache);
+            if (!Tiny.erase(cache, Tiny.P)) {
+                accounting = Tiny.problems(accounting, "P_GONE");
+            }
+        } catch (RuntimeException | Error e) {
+            accounting = Tiny.failure(e);
+        }
+        r.r4 = Tiny.problems(accounting, Tiny.checkAndClose(cache, Tiny.A));
+    }
+}
