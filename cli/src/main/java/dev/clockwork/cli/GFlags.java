@@ -47,7 +47,11 @@ public final class GFlags {
         EMPTY
     }
 
-    /** cache_bench flags without a Clockwork counterpart, and when they may still be passed. */
+    /**
+     * cache_bench flags without a counterpart in a command, and when they may still be passed.
+     * A command that has an option of the same name (bench: the gather_stats flags and
+     * early_exit) takes it as its own; the others ignore it when neutral.
+     */
     private static final Map<String, Ignored> IGNORED_CACHE_BENCH_FLAGS = Map.ofEntries(
             Map.entry("gather_stats", Ignored.BOOL_FALSE),
             Map.entry("gather_stats_sleep_ms", Ignored.ANY_VALUE),

@@ -130,29 +130,61 @@ public final class BenchOptions {
                     + " ${DEFAULT-VALUE}.")
     long erasePercent;
 
-    @Option(names = "-usleep", paramLabel = "<uint32>", order = 20, defaultValue = "0",
+    @Option(names = "-gather_stats", paramLabel = "<bool>", order = 20, arity = "0..1",
+            defaultValue = "false", fallbackValue = "true", converter = GFlags.Bool.class,
+            description = "Run one more thread that, every -gather_stats_sleep_ms while the"
+                    + " workers run, walks every entry of the cache (Cache.forEachEntry, as a"
+                    + " block cache's statistics collector would) counting entries, charge and"
+                    + " key bytes; report how long each walk took (with -histograms) and what"
+                    + " the last walk found. Default: ${DEFAULT-VALUE}.")
+    boolean gatherStats;
+
+    @Option(names = "-gather_stats_sleep_ms", paramLabel = "<uint32>", order = 21,
+            defaultValue = "1000", converter = GFlags.UInt32.class,
+            description = "With -gather_stats: milliseconds between the end of one walk and the"
+                    + " start of the next. Default: ${DEFAULT-VALUE}.")
+    long gatherStatsSleepMs;
+
+    @Option(names = "-gather_stats_entries_per_lock", paramLabel = "<uint32>", order = 22,
+            defaultValue = "256", converter = GFlags.UInt32.class,
+            description = "With -gather_stats: the walk's batch size. lru_cache holds a shard's"
+                    + " lock for at most this many records at a time; the HyperClock caches"
+                    + " take no lock and check for close once per this many entries. At least"
+                    + " 1; values above 2147483647 count as that. Default: ${DEFAULT-VALUE}.")
+    long gatherStatsEntriesPerLock;
+
+    @Option(names = "-usleep", paramLabel = "<uint32>", order = 23, defaultValue = "0",
             converter = GFlags.UInt32.class,
             description = "After each op sleep a random 0..usleep microseconds. Default:"
                     + " ${DEFAULT-VALUE}.")
     long usleep;
 
-    @Option(names = "-lean", paramLabel = "<bool>", order = 21, arity = "0..1",
+    @Option(names = "-lean", paramLabel = "<bool>", order = 24, arity = "0..1",
             defaultValue = "false", fallbackValue = "true", converter = GFlags.Bool.class,
             description = "Do not read (hash) values on hits: time cache operations only."
                     + " Default: ${DEFAULT-VALUE}.")
     boolean lean;
 
-    @Option(names = "-histograms", paramLabel = "<bool>", order = 22, arity = "0..1",
+    @Option(names = "-early_exit", paramLabel = "<bool>", order = 25, arity = "0..1",
+            defaultValue = "false", fallbackValue = "true", converter = GFlags.Bool.class,
+            description = "As soon as the first worker thread has done its ops, end the process"
+                    + " (exit code 0) without releasing handles, closing the cache or printing"
+                    + " anything more, as cache_bench does for malloc statistics: no report and"
+                    + " no -json line, only the header and progress lines printed so far. Not"
+                    + " with -compare. Default: ${DEFAULT-VALUE}.")
+    boolean earlyExit;
+
+    @Option(names = "-histograms", paramLabel = "<bool>", order = 26, arity = "0..1",
             defaultValue = "true", fallbackValue = "true", converter = GFlags.Bool.class,
             description = "Time every op and print latency statistics. Default: ${DEFAULT-VALUE}.")
     boolean histograms;
 
-    @Option(names = "-seed", paramLabel = "<uint32>", order = 23, defaultValue = "0",
+    @Option(names = "-seed", paramLabel = "<uint32>", order = 27, defaultValue = "0",
             converter = GFlags.UInt32.class,
             description = "Random seed; 0 = the process id. Default: ${DEFAULT-VALUE}.")
     long seed;
 
-    @Option(names = "-jit_warmup_ops", paramLabel = "<uint64>", order = 24,
+    @Option(names = "-jit_warmup_ops", paramLabel = "<uint64>", order = 28,
             defaultValue = "400000", converter = GFlags.UInt64.class,
             description = "Clockwork only (cache_bench has no JIT): before the timed run, run this"
                     + " many ops in all (split over the threads) of the same workload on a separate,"
@@ -161,7 +193,7 @@ public final class BenchOptions {
                     + " Default: ${DEFAULT-VALUE}.")
     long jitWarmupOps;
 
-    @Option(names = "-report_problems", paramLabel = "<bool>", order = 25, arity = "0..1",
+    @Option(names = "-report_problems", paramLabel = "<bool>", order = 29, arity = "0..1",
             defaultValue = "true", fallbackValue = "true", converter = GFlags.Bool.class,
             description = "At the end, print HyperClock table diagnostics to stderr (slot"
                     + " occupancy, eviction effort exceeded, estimated entry charge advice; for"
@@ -171,7 +203,7 @@ public final class BenchOptions {
                     + " Default: ${DEFAULT-VALUE}.")
     boolean reportProblems;
 
-    @Option(names = "-degenerate_hash_bits", paramLabel = "<int32>", order = 26,
+    @Option(names = "-degenerate_hash_bits", paramLabel = "<int32>", order = 30,
             defaultValue = "0", converter = GFlags.Int32.class,
             description = "HyperClock stress: build every key so that the low N bits of its hashed"
                     + " key's home-slot word are the same (the keys stay distinct; shard and probe"
@@ -179,7 +211,7 @@ public final class BenchOptions {
                     + " grow long. 0..63; 0 = ordinary keys. Default: ${DEFAULT-VALUE}.")
     int degenerateHashBits;
 
-    @Option(names = "-verify_values", paramLabel = "<bool>", order = 27, arity = "0..1",
+    @Option(names = "-verify_values", paramLabel = "<bool>", order = 31, arity = "0..1",
             defaultValue = "false", fallbackValue = "true", converter = GFlags.Bool.class,
             description = "Clockwork only: stamp every value with its key (first 16 bytes) and a"
                     + " checksum (last 8 bytes, for values of 32 bytes or more), check it on every"
@@ -187,21 +219,21 @@ public final class BenchOptions {
                     + " with code 3 if there were any. Default: ${DEFAULT-VALUE}.")
     boolean verifyValues;
 
-    @Option(names = "-high_pri_pool_ratio", paramLabel = "<double>", order = 28,
+    @Option(names = "-high_pri_pool_ratio", paramLabel = "<double>", order = 32,
             defaultValue = "0.5",
             description = "lru_cache only: share of capacity for the high-priority pool, where"
                     + " entries go when they are hit (cache_bench hard-codes 0.5; 0 = no pool)."
                     + " Default: ${DEFAULT-VALUE}.")
     double highPriPoolRatio;
 
-    @Option(names = "-low_pri_pool_ratio", paramLabel = "<double>", order = 29,
+    @Option(names = "-low_pri_pool_ratio", paramLabel = "<double>", order = 33,
             defaultValue = "0.0",
             description = "lru_cache only: share of capacity for the low-priority pool, where"
                     + " inserts (priority LOW) enter (cache_bench leaves RocksDB's default, 0 ="
                     + " no pool: they enter the bottom pool). Default: ${DEFAULT-VALUE}.")
     double lowPriPoolRatio;
 
-    @Option(names = {"-compare", "--compare"}, paramLabel = "<types>", order = 30, split = ",",
+    @Option(names = {"-compare", "--compare"}, paramLabel = "<types>", order = 34, split = ",",
             description = "Clockwork: run the same workload (all other flags, the same seed) on"
                     + " each of these cache types in turn, e.g. lru_cache,"
                     + "fixed_hyper_clock_cache,auto_hyper_clock_cache, each in a JVM of its own"
@@ -210,24 +242,63 @@ public final class BenchOptions {
                     + " ignored. Default: none (one run of -cache_type).")
     java.util.List<String> compare;
 
-    @Option(names = {"-json", "--json"}, paramLabel = "<bool>", order = 31, arity = "0..1",
+    @Option(names = {"-json", "--json"}, paramLabel = "<bool>", order = 35, arity = "0..1",
             defaultValue = "false", fallbackValue = "true", converter = GFlags.Bool.class,
             description = "Clockwork: machine-readable output. Standard output gets one line of"
                     + " JSON per run (cache type, threads, ops, elapsed seconds, rough parallel"
                     + " and thread ops/sec, lookup hit ratio, entries and native bytes at the end,"
                     + " max RSS, heap used, and with -histograms count, P50, P99, P99.9 and max"
-                    + " latency per operation kind); the human report goes to standard error."
+                    + " latency per operation kind; every flag's value; the table figures the"
+                    + " report prints: final occupancy and slots, eviction effort exceeded, for"
+                    + " HyperClock caches, and the final pinned count; with -gather_stats the"
+                    + " walks' count, P50, P99, P99.9 and max in microseconds); the human"
+                    + " report goes to standard error."
                     + " Default:"
                     + " ${DEFAULT-VALUE}.")
     boolean json;
 
     @Option(names = {"-progress_interval", "--progress_interval"}, paramLabel = "<double>",
-            order = 32, defaultValue = "10", converter = GFlags.Double.class,
+            order = 36, defaultValue = "10", converter = GFlags.Double.class,
             description = "Clockwork: while the threads run, print a progress line to standard"
                     + " error every this many seconds (share of ops done, ops/sec since the last"
                     + " line); 0 = never. Runs shorter than one interval print none. Default:"
                     + " ${DEFAULT-VALUE}.")
     double progressInterval;
+
+    /** {@link #gatherStatsEntriesPerLock} as forEachEntry takes it (capped at int's range). */
+    int entriesPerLock() {
+        return (int) Math.min(gatherStatsEntriesPerLock, Integer.MAX_VALUE);
+    }
+
+    /**
+     * Every flag of this command by name (without the dash), in the help's order, with its value
+     * as a string, for {@code -json}: a results file then says what it measured. Lists are
+     * joined with commas (empty when not given).
+     */
+    java.util.Map<String, String> flagValues() {
+        java.util.List<java.lang.reflect.Field> fields = new java.util.ArrayList<>();
+        for (var field : BenchOptions.class.getDeclaredFields()) {
+            if (field.isAnnotationPresent(Option.class)) {
+                fields.add(field);
+            }
+        }
+        fields.sort(java.util.Comparator.comparingInt(f -> f.getAnnotation(Option.class).order()));
+        java.util.Map<String, String> values = new java.util.LinkedHashMap<>();
+        for (var field : fields) {
+            String name = field.getAnnotation(Option.class).names()[0].replaceFirst("^-+", "");
+            Object value;
+            try {
+                value = field.get(this);
+            } catch (IllegalAccessException e) {
+                throw new AssertionError(e);
+            }
+            values.put(name, value == null ? ""
+                    : value instanceof java.util.List<?> list
+                    ? String.join(",", list.stream().map(String::valueOf).toList())
+                    : String.valueOf(value));
+        }
+        return values;
+    }
 
     /** Largest degenerate_hash_bits: a 64-bit word has 64 bits, and at least one must vary. */
     static final int MAX_DEGENERATE_HASH_BITS = 63;
@@ -257,6 +328,8 @@ public final class BenchOptions {
         w.usleep = 0;
         w.jitWarmupOps = 0;
         w.reportProblems = false;
+        w.gatherStats = false;
+        w.earlyExit = false;
         return w;
     }
 
@@ -280,6 +353,13 @@ public final class BenchOptions {
                     return "-compare: " + problem;
                 }
             }
+        }
+        if (earlyExit && compare != null && !compare.isEmpty()) {
+            return "-early_exit cannot be combined with -compare: a run that exits early"
+                    + " prints no result to compare";
+        }
+        if (gatherStatsEntriesPerLock < 1) {
+            return "-gather_stats_entries_per_lock must be >= 1, was " + gatherStatsEntriesPerLock;
         }
         if (threads <= 0) {
             return "-threads must be > 0 (threads number <= 0)";

@@ -8,11 +8,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalLong;
+import java.util.Map;
 import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.clockwork.cache.Cache;
+import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.cli.Main;
@@ -57,6 +61,22 @@ import dev.clockwork.offheap.TableReport;
  * (instead of hashing it, even with {@code -lean}) and every pinned handle is checked again just
  * before it is released; failures are counted per thread, reported, and make the exit code 3. Handles from inserts all use {@link Priority#LOW}
  * (cache_bench's default priority).
+ *
+ * <h2>-gather_stats</h2>
+ * One more thread ({@link StatsGatherer}, cache_bench's {@code StatsBody}) sleeps
+ * {@code -gather_stats_sleep_ms}, walks the cache with {@link Cache#forEachEntry} (batches of
+ * {@code -gather_stats_entries_per_lock}), counting entries, charge and 16 key bytes per entry,
+ * and times the walk in microseconds, until the workers are done. Its visitor only adds into its
+ * own fields and does not ask for value views, so a walk allocates nothing per entry. The
+ * walks' latency is printed with the other histograms (with {@code -histograms}) and what the
+ * last walk found at the end of the report, as cache_bench prints them.
+ *
+ * <h2>-early_exit</h2>
+ * As in cache_bench, the first worker to finish its operations ends the process with exit code
+ * 0 ({@link Runtime#halt}: no shutdown hooks), holding the handles it pinned and leaving the
+ * cache open, so that an external memory profiler sees the memory in use at the end of the run.
+ * Nothing is printed after the header and the progress lines printed so far: no report, no
+ * {@code -json} line (hence {@code -compare} refuses it).
  */
 final class CacheBench {
     private static final double UINT64_MAX_AS_DOUBLE = 0x1.0p64; // (double) UINT64_MAX
@@ -79,6 +99,10 @@ final class CacheBench {
 
     private long startNanos; // written by the barrier action, read after joining the threads
     private BenchResult result;
+    /** With -gather_stats: the walking thread's state; else null. */
+    private StatsGatherer gatherer;
+    /** Held by the worker that ends the process with -early_exit, so that only one does. */
+    private static final Object EARLY_EXIT_LOCK = new Object();
 
     /**
      * @param seed the effective uint32 seed (never 0)
@@ -237,8 +261,19 @@ final class CacheBench {
             err.println("clockwork bench: could not start " + n + " threads: " + e);
             return 1;
         }
+        Thread statsThread = null;
+        if (o.gatherStats) {
+            gatherer = new StatsGatherer();
+            statsThread = new Thread(gatherer::run, "clockwork-bench-stats");
+            statsThread.start();
+        }
         joinWithProgress(threads, workers);
+        // As cache_bench: gathering stats is background work, not part of the timed run.
         long endNanos = System.nanoTime();
+        if (statsThread != null) {
+            gatherer.workersDone.countDown();
+            joinAll(new Thread[] {statsThread}, 1);
+        }
         closeValues(workers);
 
         Throwable failure = null;
@@ -251,6 +286,11 @@ final class CacheBench {
         if (failure != null) {
             err.println("clockwork bench: a worker thread failed: " + failure);
             failure.printStackTrace(err);
+            return 1;
+        }
+        if (gatherer != null && gatherer.failure != null) {
+            err.println("clockwork bench: the stats thread failed: " + gatherer.failure);
+            gatherer.failure.printStackTrace(err);
             return 1;
         }
         return report(workers, endNanos - startNanos);
@@ -462,6 +502,9 @@ final class CacheBench {
             }
         }
         w.done = ops;
+        if (o.earlyExit) {
+            exitEarly();
+        }
 
         w.hits = hits;
         w.misses = misses;
@@ -473,6 +516,107 @@ final class CacheBench {
         w.verifyFailures = failures;
         w.result = result; // published to the main thread, so the hashing cannot be dropped
         w.durationNanos = System.nanoTime() - startTime;
+    }
+
+    /**
+     * {@code -early_exit}: ends the process now, with the handles pinned and the cache open, as
+     * cache_bench's {@code exit(0)} at the end of {@code OperateCache}. What was printed is
+     * flushed first; nothing else runs (no shutdown hooks).
+     */
+    private void exitEarly() {
+        synchronized (EARLY_EXIT_LOCK) {
+            out.flush();
+            err.flush();
+            System.out.flush();
+            System.err.flush();
+            Runtime.getRuntime().halt(0);
+        }
+    }
+
+    /**
+     * cache_bench's {@code StatsBody}: the -gather_stats thread. Walks the cache every
+     * {@code -gather_stats_sleep_ms} until the workers are done, timing each walk (microseconds)
+     * and keeping what the last complete walk counted. It is its own visitor: counting into its
+     * fields, without value views, allocates nothing per entry.
+     */
+    private final class StatsGatherer implements EntryVisitor {
+        final CountDownLatch workersDone = new CountDownLatch(1);
+        /** Walk durations in microseconds (LatencyStats is unit-agnostic). */
+        final LatencyStats micros = new LatencyStats();
+        // The walk in progress.
+        private long entries;
+        private long charge;
+        private long keyBytes;
+        // The last complete walk; walks < 1 means none completed.
+        long walks;
+        long lastEntries;
+        long lastCharge;
+        long lastKeyBytes;
+        long lastOccupancy;
+        /** Table slots after the last walk, or -1 for a cache without a slot table. */
+        long lastSlots = -1;
+        volatile Throwable failure;
+
+        @Override
+        public void visit(long key0, long key1, MemorySegment value, long entryCharge) {
+            entries++;
+            charge += entryCharge;
+            keyBytes += 16; // every key is two longs
+        }
+
+        @Override
+        public boolean readsValues() {
+            return false;
+        }
+
+        void run() {
+            long sleepNanos = TimeUnit.MILLISECONDS.toNanos(o.gatherStatsSleepMs);
+            int perLock = o.entriesPerLock();
+            try {
+                while (!workersDone.await(sleepNanos, TimeUnit.NANOSECONDS)) {
+                    entries = 0;
+                    charge = 0;
+                    keyBytes = 0;
+                    long t0 = System.nanoTime();
+                    cache.forEachEntry(this, perLock);
+                    long occupancy = cache.entryCount();
+                    OptionalLong slots = CacheFactory.tableSlots(cache);
+                    micros.record((System.nanoTime() - t0) / 1000);
+                    walks++;
+                    lastEntries = entries;
+                    lastCharge = charge;
+                    lastKeyBytes = keyBytes;
+                    lastOccupancy = occupancy;
+                    lastSlots = slots.orElse(-1);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Throwable t) {
+                failure = t;
+            }
+        }
+
+        /** cache_bench's "Most recent cache entry stats" block (without its helper count). */
+        String mostRecent() {
+            StringBuilder sb = new StringBuilder(String.format("%nMost recent cache entry stats:%n"));
+            if (walks == 0) {
+                return sb.append(String.format("(none: the workers finished before the first walk"
+                        + " ended; lower -gather_stats_sleep_ms)%n")).toString();
+            }
+            sb.append(String.format(Locale.ROOT, "Number of entries: %d%n", lastEntries));
+            if (lastSlots >= 0) {
+                sb.append(String.format(Locale.ROOT, "Table occupancy: %d / %d = %s%%%n",
+                        lastOccupancy, lastSlots,
+                        CFormat.g(lastSlots == 0 ? 0.0 : 100.0 * lastOccupancy / lastSlots)));
+            }
+            sb.append(String.format(Locale.ROOT, "Total charge: %s%n",
+                    CFormat.bytesToHuman(lastCharge)));
+            sb.append(String.format(Locale.ROOT, "Average key size: %s%n",
+                    CFormat.g(1.0 * lastKeyBytes / lastEntries)));
+            sb.append(String.format(Locale.ROOT, "Average charge: %s%n", CFormat.bytesToHuman(
+                    lastEntries == 0 ? 0 : (long) (1.0 * lastCharge / lastEntries))));
+            return sb.toString();
+        }
     }
 
     /**
@@ -522,8 +666,9 @@ final class CacheBench {
         long nativeAtEnd = NativeMemory.outstandingBytes();
 
         OptionalLong slots = CacheFactory.tableSlots(cache);
+        long finalOccupancy = cache.entryCount();
         if (slots.isPresent()) {
-            long occupancy = cache.entryCount();
+            long occupancy = finalOccupancy;
             out.printf("Final load factor: %s (%d / %d)%n",
                     CFormat.g(1.0 * occupancy / slots.getAsLong()), occupancy, slots.getAsLong());
         }
@@ -550,6 +695,10 @@ final class CacheBench {
             opLatency = OpLatency.merged(perWorker);
             out.printf("%nLatency by operation (ns; Clockwork):%n");
             out.print(OpLatency.table(opLatency));
+            if (gatherer != null) {
+                out.printf("%nGather stats latency (us):%n");
+                out.print(gatherer.micros.format());
+            }
         }
 
         if (o.reportProblems && cache instanceof HyperClockCache hcc) {
@@ -557,6 +706,9 @@ final class CacheBench {
         }
         if (o.reportProblems && cache instanceof LruCache lru) {
             reportPools(lru);
+        }
+        if (gatherer != null) {
+            out.print(gatherer.mostRecent());
         }
 
         // Clockwork additions
@@ -566,10 +718,17 @@ final class CacheBench {
                 rss.isPresent() ? ProcessStats.mib(rss.getAsLong()) + " MiB" : "n/a");
         long heapUsed = ProcessStats.heapUsedAfterGc();
         out.printf("Heap used after GC: %s MiB%n", ProcessStats.mib(heapUsed));
+        Map<String, String> flags = o.flagValues();
+        flags.put("seed", Long.toString(seed)); // the effective one (0 means the pid)
+        BenchResult.TableStats table = new BenchResult.TableStats(
+                slots.isPresent() ? finalOccupancy : -1, slots.orElse(-1),
+                cache instanceof HyperClockCache ? cache.stats().evictionEffortExceeded() : -1,
+                pinnedCount);
         result = new BenchResult(o.cacheType, n, o.opsPerThread, elapsedSecs,
                 (long) (totalOps / elapsedSecs), (long) (totalOps / threadSecs),
                 lookups == 0 ? 0.0 : 1.0 * hits / lookups, entriesAtEnd, nativeAtEnd,
-                rss.orElse(-1), heapUsed, opLatency);
+                rss.orElse(-1), heapUsed, opLatency, flags, table,
+                gatherer == null ? null : OpLatency.of(BenchResult.GATHER_STATS, gatherer.micros));
         out.printf("Native memory in use: %s MiB%n",
                 ProcessStats.mib(NativeMemory.outstandingBytes()));
         cache.close();
@@ -645,7 +804,9 @@ final class CacheBench {
         out.printf("Blind insert pct    : %d%%%n", o.blindInsertPercent);
         out.printf("Lookup percentage   : %d%%%n", o.lookupPercent);
         out.printf("Erase percentage    : %d%%%n", o.erasePercent);
-        out.printf("Gather stats        : disabled%n");
+        out.printf("Gather stats        : %s%n", o.gatherStats
+                ? "enabled (" + o.gatherStatsSleepMs + "ms, " + o.gatherStatsEntriesPerLock
+                        + "/lock)" : "disabled");
         out.printf("Value bytes         : %d%n", o.valueBytes);
         out.printf("Pinned ratio        : %s%n", CFormat.g(o.pinnedRatio));
         out.printf("Lean                : %d%n", o.lean ? 1 : 0);

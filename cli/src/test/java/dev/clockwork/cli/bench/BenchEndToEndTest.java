@@ -115,6 +115,158 @@ class BenchEndToEndTest {
         assertTrue(err.contains("Latency by operation (ns; Clockwork):"), err);
         assertTrue(err.contains("Rough parallel ops/sec = " + result.parallelOpsPerSec()), err);
         assertTrue(err.contains("Native memory after close: 0 bytes"), err);
+        // flags and table (LRU: no slots, no effort cap; the pinned count only)
+        assertEquals("256", result.flags().get("value_bytes"));
+        assertEquals("1", result.flags().get("seed"));
+        assertEquals("lru_cache", result.flags().get("cache_type"));
+        assertEquals(-1, result.table().slots());
+        assertEquals(-1, result.table().evictionEffortExceeded());
+        assertTrue(err.contains("Final pinned count: " + result.table().pinnedCount() + "\n"),
+                err);
+        assertTrue(!lines[0].contains("\"slots\"") && !lines[0].contains("gather_stats_us"),
+                lines[0]);
+    }
+
+    /**
+     * -json on a HyperClock cache with -gather_stats: every flag with its value, the table
+     * figures the report prints, the walks' latency; all read back equal.
+     */
+    @Test
+    void jsonCarriesFlagsTableAndGatherStats() {
+        Object[] r = BenchFlagsTest.runMain("bench", "-cache_size=4194304", "-threads=2",
+                "-ops_per_thread=20000", "-value_bytes=512", "-seed=5", "-jit_warmup_ops=0",
+                "-cache_type=fixed_hyper_clock_cache", "-eviction_effort_cap=7",
+                "-pinned_ratio=0.1", "-resident_ratio=0.5", "-skew=3", "-gather_stats",
+                "-gather_stats_sleep_ms=0", "-gather_stats_entries_per_lock=32", "-json");
+        String out = (String) r[1];
+        String err = (String) r[2];
+        assertEquals(0, r[0], "stdout:\n" + out + "\nstderr:\n" + err);
+        String line = out.strip();
+        BenchResult result = BenchResult.fromJson(line);
+        var flags = result.flags();
+        assertEquals("512", flags.get("value_bytes"));
+        assertEquals("7", flags.get("eviction_effort_cap"));
+        assertEquals("0.1", flags.get("pinned_ratio"));
+        assertEquals("4194304", flags.get("cache_size"));
+        assertEquals("0.5", flags.get("resident_ratio"));
+        assertEquals("3", flags.get("skew"));
+        assertEquals("true", flags.get("gather_stats"));
+        assertEquals("0", flags.get("gather_stats_sleep_ms"));
+        assertEquals("32", flags.get("gather_stats_entries_per_lock"));
+        assertEquals("fixed_hyper_clock_cache", flags.get("cache_type"));
+        assertTrue(flags.size() >= 36, "every flag: " + flags);
+        BenchResult.TableStats table = result.table();
+        assertTrue(err.contains("Final load factor: ") && err.contains(" (" + table.occupancy()
+                + " / " + table.slots() + ")\n"), err);
+        assertTrue(table.slots() > 0 && table.evictionEffortExceeded() >= 0, line);
+        assertTrue(err.contains("Final pinned count: " + table.pinnedCount() + "\n"), err);
+        assertTrue(line.contains("\"load_factor\":"), line);
+        OpLatency walks = result.gatherStats();
+        assertEquals(BenchResult.GATHER_STATS, walks.op());
+        assertTrue(walks.count() > 0 && walks.p50() <= walks.p99() && walks.p99() <= walks.p999()
+                && walks.p999() <= walks.max(), walks.toString());
+        assertTrue(err.contains("Gather stats latency (us):\nCount: " + walks.count() + " "),
+                err);
+        assertEquals(result, BenchResult.fromJson(result.toJson()));
+        // The latency table is unchanged by the walks' entry.
+        assertTrue(result.latency().stream().noneMatch(l -> l.op().equals(BenchResult.GATHER_STATS)));
+        // The first fields are those of the first version, in their order.
+        assertTrue(line.startsWith("{\"tool\":\"clockwork bench\",\"cache_type\":"
+                + "\"fixed_hyper_clock_cache\",\"threads\":2,\"ops_per_thread\":20000,"
+                + "\"elapsed_s\":"), line);
+    }
+
+    /** Lines of the first version (no flags, table or walks) and unknown fields still read. */
+    @Test
+    void fromJsonIsTolerant() {
+        String old = "{\"tool\":\"clockwork bench\",\"cache_type\":\"lru_cache\",\"threads\":2,"
+                + "\"ops_per_thread\":10,\"elapsed_s\":0.5,\"rough_parallel_ops_per_sec\":40,"
+                + "\"thread_ops_per_sec\":20,\"lookup_hit_ratio\":0.5,\"entries\":3,"
+                + "\"native_bytes\":100,\"max_rss_bytes\":-1,\"heap_used_bytes\":9,"
+                + "\"latency_ns\":{\"lookup\":{\"count\":5,\"p50\":1,\"p99\":2,\"p99_9\":3,"
+                + "\"max\":4}},\"future_field\":{\"x\":\"y\"}}";
+        BenchResult r = BenchResult.fromJson(old);
+        assertEquals("lru_cache", r.cacheType());
+        assertEquals(List.of(new OpLatency("lookup", 5, 1, 2, 3, 4)), r.latency());
+        assertEquals(java.util.Map.of(), r.flags());
+        assertEquals(null, r.table());
+        assertEquals(null, r.gatherStats());
+        // A value needing escapes survives the round trip.
+        BenchResult odd = new BenchResult("lru_cache", 1, 1, 1, 1, 1, 0, 0, 0, -1, 0, List.of(),
+                java.util.Map.of("weird", "a\"b\\c,d:{e}"), new BenchResult.TableStats(-1, -1, -1, 4),
+                null);
+        assertEquals(odd, BenchResult.fromJson(odd.toJson()));
+    }
+
+    /**
+     * -gather_stats: the header says so, the walks' latency follows the other histograms, and
+     * the last walk's findings end the report (table occupancy only where there is a table).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"fixed_hyper_clock_cache", "auto_hyper_clock_cache", "lru_cache"})
+    void gatherStatsReportsWalksAndTheLastOne(String type) {
+        Object[] r = BenchFlagsTest.runMain("bench", "-cache_type=" + type, "-cache_size=4194304",
+                "-threads=2", "-ops_per_thread=20000", "-value_bytes=512", "-seed=2",
+                "-jit_warmup_ops=0", "-gather_stats", "-gather_stats_sleep_ms=0",
+                "-gather_stats_entries_per_lock=16", "-verify_values");
+        String out = (String) r[1];
+        assertEquals(0, r[0], "stdout:\n" + out + "\nstderr:\n" + r[2]);
+        assertTrue(out.contains("Gather stats        : enabled (0ms, 16/lock)\n"), out);
+        int histogram = out.indexOf("Operation latency (ns):");
+        int walks = out.indexOf("\nGather stats latency (us):\nCount: ");
+        int last = out.indexOf("\nMost recent cache entry stats:\nNumber of entries: ");
+        assertTrue(histogram > 0 && walks > histogram && last > walks, out);
+        assertTrue(out.matches("(?s).*\nNumber of entries: [1-9]\\d*\n.*"), out);
+        assertEquals(!type.equals("lru_cache"),
+                out.matches("(?s).*\nTable occupancy: \\d+ / \\d+ = [0-9.]+%\n.*"), out);
+        // every charge is value_bytes = 512 bytes, every key 16 bytes
+        assertTrue(out.matches("(?s).*\nTotal charge: [0-9.]+ [KMG]B\nAverage key size: 16\n"
+                + "Average charge: 0\\.50 KB\n.*"), out);
+        assertTrue(out.contains("Value verification failures: 0"), out);
+        assertTrue(out.contains("Native memory after close: 0 bytes"), out);
+        Object[] off = BenchFlagsTest.runMain("bench", "-cache_type=" + type,
+                "-cache_size=1048576", "-threads=2", "-ops_per_thread=1000", "-value_bytes=256",
+                "-seed=2", "-jit_warmup_ops=0");
+        assertTrue(((String) off[1]).contains("Gather stats        : disabled\n"), (String) off[1]);
+        assertTrue(!((String) off[1]).contains("Most recent cache entry stats"), (String) off[1]);
+    }
+
+    /**
+     * -early_exit ends the process (exit code 0) as soon as a worker is done: the header is
+     * printed, no report and no JSON line. Run in a child JVM, since it halts its JVM.
+     */
+    @Test
+    void earlyExitEndsTheProcessAfterTheHeader() throws Exception {
+        List<String> command = new java.util.ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse("java"));
+        command.add("--enable-native-access=ALL-UNNAMED");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(dev.clockwork.cli.Main.class.getName());
+        command.addAll(List.of("bench", "-cache_size=1048576", "-threads=2",
+                "-ops_per_thread=5000", "-value_bytes=256", "-seed=1", "-jit_warmup_ops=0",
+                "-early_exit", "-json"));
+        Process child = new ProcessBuilder(command).start();
+        child.getOutputStream().close();
+        var stderr = new java.util.concurrent.CompletableFuture<String>();
+        Thread.ofPlatform().daemon().start(() -> {
+            try {
+                stderr.complete(new String(child.getErrorStream().readAllBytes(),
+                        java.nio.charset.StandardCharsets.UTF_8));
+            } catch (java.io.IOException e) {
+                stderr.completeExceptionally(e);
+            }
+        });
+        String stdout = new String(child.getInputStream().readAllBytes(),
+                java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(child.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "child hangs");
+        String err = stderr.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals(0, child.exitValue(), "stdout:\n" + stdout + "\nstderr:\n" + err);
+        assertEquals("", stdout.strip(), "no JSON line after an early exit");
+        assertTrue(err.contains("Population complete (") && err.contains("Cache impl name     : "),
+                err);
+        assertTrue(!err.contains("Complete in") && !err.contains("Native memory after close"),
+                err);
     }
 
     /** A run longer than -progress_interval prints progress lines on stderr while it runs. */

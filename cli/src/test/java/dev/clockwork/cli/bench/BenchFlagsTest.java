@@ -87,6 +87,10 @@ class BenchFlagsTest {
         assertFalse(o.lean);
         assertTrue(o.histograms);
         assertEquals(0, o.seed);
+        assertFalse(o.gatherStats);
+        assertEquals(1000, o.gatherStatsSleepMs);
+        assertEquals(256, o.gatherStatsEntriesPerLock);
+        assertFalse(o.earlyExit);
         // derived: 1 GiB / 0.25 / 8 KiB
         assertEquals(524_288, o.maxKey());
         assertEquals(32_768, o.totalPinCount());
@@ -251,10 +255,11 @@ class BenchFlagsTest {
         assertTrue(o.lean);
         assertFalse(o.reportProblems);
         assertTrue(parse().reportProblems);
-        Object[] r = runMain("bench", "-gather_stats");
-        assertNotEquals(0, r[0]);
-        assertTrue(((String) r[2]).contains("-gather_stats"), (String) r[2]);
-        r = runMain("bench", "-stress_cache_instances=3");
+        // bench implements these four now: they are its own flags, not ignored ones
+        assertTrue(parse("-gather_stats").gatherStats);
+        assertEquals(500, parse("-gather_stats_sleep_ms", "500").gatherStatsSleepMs);
+        assertTrue(parse("-early_exit").earlyExit);
+        Object[] r = runMain("bench", "-stress_cache_instances=3");
         assertNotEquals(0, r[0]);
         assertTrue(((String) r[2]).contains("-stress_cache_instances=3"), (String) r[2]);
     }
@@ -314,11 +319,98 @@ class BenchFlagsTest {
                     "-pinned_ratio", "-lookup_insert_percent", "-insert_percent",
                     "-blind_insert_percent", "-lookup_percent", "-erase_percent", "-lean",
                     "-histograms", "-seed", "-report_problems", "-degenerate_hash_bits",
-                    "-verify_values")) {
+                    "-verify_values", "-gather_stats", "-gather_stats_sleep_ms",
+                    "-gather_stats_entries_per_lock", "-early_exit")) {
                 assertTrue(help.contains(flag), flag + " missing from help:\n" + help);
             }
             assertTrue(help.contains("Default: 82"), help);
         }
+    }
+
+    /** The four flags follow their cache_bench neighbours in the help, with their defaults. */
+    @Test
+    void gatherStatsAndEarlyExitFlagsInTheHelp() {
+        String help = (String) runMain("bench", "--help")[1];
+        // the option lines (descriptions mention some of the names too)
+        int erase = help.indexOf("-erase_percent=<");
+        int gather = help.indexOf("-gather_stats[=<");
+        int sleep = help.indexOf("-gather_stats_sleep_ms=<");
+        int perLock = help.indexOf("-gather_stats_entries_per_lock=<");
+        int usleep = help.indexOf("-usleep=<");
+        int lean = help.indexOf("-lean[=<");
+        int early = help.indexOf("-early_exit[=<");
+        int histograms = help.indexOf("-histograms[=<");
+        assertTrue(erase > 0, help);
+        assertTrue(erase < gather && gather < sleep && sleep < perLock && perLock < usleep
+                && usleep < lean && lean < early && early < histograms, help);
+        String flat = help.replaceAll("\\s+", " ");
+        assertTrue(flat.contains("forEachEntry"), help);
+        assertTrue(flat.contains("milliseconds between the end of one walk"), help);
+        assertTrue(flat.contains("holds a shard's lock for at most this many records"), help);
+        assertTrue(flat.contains("end the process (exit code 0)"), help);
+        for (String d : List.of("Default: 1000", "Default: 256")) {
+            assertTrue(help.contains(d), d + "\n" + help);
+        }
+    }
+
+    @Test
+    void gatherStatsFlagsAreCheckedAndKeptOutOfTheWarmup() {
+        BenchOptions o = parse("-gather_stats", "-gather_stats_sleep_ms=0",
+                "-gather_stats_entries_per_lock=1", "-early_exit");
+        assertTrue(o.gatherStats);
+        assertEquals(0, o.gatherStatsSleepMs);
+        assertEquals(1, o.entriesPerLock());
+        assertEquals(Integer.MAX_VALUE,
+                parse("-gather_stats_entries_per_lock=4294967295").entriesPerLock());
+        BenchOptions w = o.forWarmup();
+        assertFalse(w.gatherStats, "the warm-up walks nothing");
+        assertFalse(w.earlyExit, "the warm-up must not end the process");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> parse("-gather_stats_entries_per_lock=0"));
+        assertTrue(e.getMessage().contains("-gather_stats_entries_per_lock"), e.getMessage());
+        RuntimeException bad = assertThrows(RuntimeException.class,
+                () -> parse("-gather_stats_sleep_ms=-1"));
+        assertTrue(bad.getMessage().contains("-gather_stats_sleep_ms"), bad.getMessage());
+    }
+
+    /** A run that exits early prints no JSON line, so -compare cannot use it: refused. */
+    @Test
+    void earlyExitWithCompareIsRefusedNamingBoth() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> parse("-early_exit", "-compare=lru_cache,fixed_hyper_clock_cache"));
+        assertTrue(e.getMessage().contains("-early_exit") && e.getMessage().contains("-compare"),
+                e.getMessage());
+        Object[] r = runMain("bench", "-compare=lru_cache", "-early_exit");
+        assertEquals(2, r[0]);
+        String err = (String) r[2];
+        assertTrue(err.contains("-early_exit") && err.contains("-compare"), err);
+        assertTrue(!((String) r[1]).contains("==="), "nothing ran:\n" + r[1]);
+        // each alone is fine
+        assertNull(parse("-early_exit").validate());
+        assertNull(parse("-compare=lru_cache", "-noearly_exit").validate());
+    }
+
+    @Test
+    void flagValuesListEveryFlagInHelpOrder() {
+        BenchOptions o = parse("-value_bytes=300", "-skew=2", "-compare=lru_cache,"
+                + "auto_hyper_clock_cache", "-gather_stats");
+        var flags = o.flagValues();
+        assertEquals("300", flags.get("value_bytes"));
+        assertEquals("2", flags.get("skew"));
+        assertEquals("30", flags.get("eviction_effort_cap"));
+        assertEquals("0.25", flags.get("pinned_ratio"));
+        assertEquals("0.25", flags.get("resident_ratio"));
+        assertEquals("1073741824", flags.get("cache_size"));
+        assertEquals("true", flags.get("gather_stats"));
+        assertEquals("256", flags.get("gather_stats_entries_per_lock"));
+        assertEquals("false", flags.get("early_exit"));
+        assertEquals("lru_cache,auto_hyper_clock_cache", flags.get("compare"));
+        assertEquals(List.of("cache_type", "threads", "cache_size"),
+                flags.keySet().stream().limit(3).toList());
+        assertFalse(flags.containsKey("help"));
+        long options = java.util.Arrays.stream(BenchOptions.class.getDeclaredFields())
+                .filter(f -> f.isAnnotationPresent(picocli.CommandLine.Option.class)).count();
+        assertEquals(options, flags.size(), flags.toString());
     }
 
     @Test
