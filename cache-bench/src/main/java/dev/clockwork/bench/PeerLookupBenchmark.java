@@ -23,8 +23,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * value copied into the thread's own buffer) and {@code miss} (a key that is absent). What each
  * cache stores and copies: {@link BenchPeer}.
  *
- * <p>{@code entries} keys are resident (checked at setup); capacity is twice what they need, so
- * nothing is evicted. Hits draw from a precomputed uniform sequence over the resident keys;
+ * <p>{@code entries} keys are resident (checked at setup), with the builders' defaults (Clockwork
+ * counts hits and misses). Capacity is twice what they need, so nothing is evicted; the fixed
+ * table, whose slot count follows its capacity, is sized for the entries instead (load ~0.7). Hits draw from a precomputed uniform sequence over the resident keys;
  * misses from the same sequence shifted past them. {@code _1t}/{@code _2t} run 1 and 2 threads
  * on one cache; JMH's {@code -t N} runs any method with N. Each parameter combination runs in a
  * fork of its own.
@@ -64,8 +65,12 @@ public class PeerLookupBenchmark {
             keys[i] = random.nextInt(entries);
         }
         keyMask = length - 1;
-        long capacity = 2L * entries * (valueBytes + 256);
-        peer = BenchPeer.open(cache, capacity, valueBytes, Key16.range(0, 2L * entries));
+        Key16[] keyObjects = Key16.range(0, 2L * entries);
+        peer = cache.equals("clockwork-fixed")
+                // sized as a user would size it for this data: table load ~0.7, not 4x the slots
+                ? new BenchPeer.Clockwork(LookupHitBenchmark.ClockworkState.buildToHold(entries,
+                        valueBytes, true))
+                : BenchPeer.open(cache, 2L * entries * (valueBytes + 256), valueBytes, keyObjects);
         byte[] value = new byte[valueBytes];
         for (int i = 0; i < entries; i++) {
             value[0] = (byte) i;
