@@ -63,6 +63,7 @@ final class JmhFigures {
     private static Table table(JmhGroup g) {
         boolean hits = g.results().stream().anyMatch(r -> !Double.isNaN(r.hitRatio()));
         boolean alloc = g.results().stream().anyMatch(r -> !Double.isNaN(r.allocBytesPerOp()));
+        boolean resident = g.results().stream().anyMatch(r -> !Double.isNaN(r.residentEntries()));
         List<String> headers = new ArrayList<>(
                 List.of(g.categoryHeader(), "threads", "score (" + g.unitLabel() + ")", "± error"));
         if (hits) {
@@ -71,12 +72,15 @@ final class JmhFigures {
         if (alloc) {
             headers.add("alloc B/op");
         }
+        if (resident) {
+            headers.add("resident entries");
+        }
         Table table = new Table(headers.toArray(String[]::new));
         for (String category : g.categories()) {
             for (int threads : g.threads()) {
                 JmhResult r = g.find(category, threads);
                 if (r != null) {
-                    table.row(row(g, category, r, hits, alloc));
+                    table.row(row(g, category, r, hits, alloc, resident));
                 }
             }
         }
@@ -84,7 +88,7 @@ final class JmhFigures {
     }
 
     private static String[] row(JmhGroup g, String category, JmhResult r, boolean hits,
-            boolean alloc) {
+            boolean alloc, boolean resident) {
         List<String> cells = new ArrayList<>(List.of(category, Integer.toString(r.threads()),
                 Fmt.fixed(g.scaled(r.score()), 2), Fmt.fixed(g.scaled(r.error()), 2)));
         if (hits) {
@@ -92,6 +96,9 @@ final class JmhFigures {
         }
         if (alloc) {
             cells.add(Fmt.fixed(r.allocBytesPerOp(), 2));
+        }
+        if (resident) {
+            cells.add(Fmt.fixed(r.residentEntries(), 0));
         }
         return cells.toArray(String[]::new);
     }

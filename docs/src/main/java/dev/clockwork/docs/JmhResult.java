@@ -6,11 +6,11 @@ import java.util.TreeMap;
 /**
  * One element of a JMH {@code -rf json} result file, reduced to what the charts show: which
  * benchmark with which parameters and threads, the primary score and its error, and the secondary
- * metrics the docs quote (hit/miss counters, allocated bytes per operation).
+ * metrics the docs quote (hit/miss counters, allocated bytes per operation, resident entries).
  */
 record JmhResult(String source, String benchmark, String mode, int threads,
         Map<String, String> params, double score, double error, String unit,
-        double hits, double misses, double allocBytesPerOp) {
+        double hits, double misses, double allocBytesPerOp, double residentEntries) {
 
     /** JMH's GC profiler prefixes its metrics with a middle dot, older files do not. */
     private static final String ALLOC_NORM = "gc.alloc.rate.norm";
@@ -30,7 +30,9 @@ record JmhResult(String source, String benchmark, String mode, int threads,
                 String.valueOf(primary.string("scoreUnit")),
                 secondary.object("hits").number("score"),
                 secondary.object("misses").number("score"),
-                secondaryScore(secondary, ALLOC_NORM));
+                secondaryScore(secondary, ALLOC_NORM),
+                // an EVENTS counter: JMH's score sums the iterations, so take their mean
+                secondary.object("residentEntries").meanOfNumbers("rawData"));
     }
 
     private static double secondaryScore(Obj secondary, String name) {

@@ -55,6 +55,25 @@ record Obj(Map<String, Object> fields) {
         return nested == null ? EMPTY : nested;
     }
 
+    /**
+     * The mean of all numbers in a field holding nested arrays of numbers (JMH's
+     * {@code rawData}: forks of iterations); {@code NaN} when there are none.
+     */
+    double meanOfNumbers(String key) {
+        double[] sumAndCount = new double[2];
+        addNumbers(fields.get(key), sumAndCount);
+        return sumAndCount[1] > 0 ? sumAndCount[0] / sumAndCount[1] : Double.NaN;
+    }
+
+    private static void addNumbers(Object value, double[] sumAndCount) {
+        if (value instanceof Number n) {
+            sumAndCount[0] += n.doubleValue();
+            sumAndCount[1]++;
+        } else if (value instanceof java.util.List<?> list) {
+            list.forEach(v -> addNumbers(v, sumAndCount));
+        }
+    }
+
     /** The field as an ordered map of texts (e.g. JMH params, bench flags); empty when missing. */
     Map<String, String> strings(String key) {
         Map<String, String> out = new LinkedHashMap<>();

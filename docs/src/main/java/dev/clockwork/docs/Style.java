@@ -65,7 +65,8 @@ final class Style {
     static void fitLabels(CategoryChart chart, Collection<String> categories) {
         int longest = categories.stream().mapToInt(String::length).max().orElse(0);
         if ((long) longest * categories.size() > 90) {
-            chart.getStyler().setXAxisLabelRotation(20);
+            // vertical: a slanted label is anchored by its end and reads as the next bar's
+            chart.getStyler().setXAxisLabelRotation(90);
         }
     }
 

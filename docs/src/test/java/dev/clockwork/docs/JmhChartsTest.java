@@ -58,9 +58,23 @@ class JmhChartsTest {
     }
 
     @Test
+    void residentEntriesIsTheMeanOfTheIterationsNotJmhsSum() {
+        // JMH sums an EVENTS counter over iterations: score 60 for iterations 10, 20, 30.
+        Obj o = Obj.of(Json.parse("""
+                {"benchmark":"b.M.mix_1t","mode":"thrpt","threads":1,"params":{"cache":"x"},
+                 "primaryMetric":{"score":5,"scoreError":1,"scoreUnit":"ops/s"},
+                 "secondaryMetrics":{"residentEntries":{"score":60,"rawData":[[10,20],[30]]}}}
+                """));
+        assertEquals(20.0, JmhResult.from(o, "f.json").residentEntries());
+        assertEquals(Double.NaN, JmhResult.from(Obj.of(Json.parse("""
+                {"benchmark":"b.M.m","primaryMetric":{"score":1}}
+                """)), "f.json").residentEntries());
+    }
+
+    @Test
     void namesTheFileAfterClassMethodAndValueSize() {
         JmhResult r = new JmhResult("f.json", "dev.clockwork.bench.LruPoolsBenchmark.hit_2t_pooled",
-                "avgt", 2, java.util.Map.of("valueBytes", "8192"), 1, 0, "us/op", 0, 0, 0);
+                "avgt", 2, java.util.Map.of("valueBytes", "8192"), 1, 0, "us/op", 0, 0, 0, Double.NaN);
         assertEquals("hit_pooled", r.baseMethod());
         assertEquals("jmh-LruPoolsBenchmark-hit_pooled-8192B-avgt.png", JmhFigures.fileName(r));
     }
