@@ -176,6 +176,15 @@ abstract class BenchPeer implements AutoCloseable {
         final Key16 key(long k) {
             return keys != null ? keys[(int) k] : new Key16(0, k);
         }
+
+        /** Copies a found array into the caller's buffer; a byte of it, or MISS. */
+        static long copyOut(byte[] value, byte[] buffer) {
+            if (value == null) {
+                return MISS;
+            }
+            System.arraycopy(value, 0, buffer, 0, value.length);
+            return buffer[value.length - 1];
+        }
     }
 
     /** Caffeine or ConcurrentHashMap: stored arrays handed out by reference. */
@@ -205,12 +214,7 @@ abstract class BenchPeer implements AutoCloseable {
 
         @Override
         long hitCopy(long key, byte[] buffer) {
-            byte[] v = map.get(key(key));
-            if (v == null) {
-                return MISS;
-            }
-            System.arraycopy(v, 0, buffer, 0, v.length);
-            return buffer[v.length - 1];
+            return copyOut(map.get(key(key)), buffer);
         }
 
         @Override
@@ -279,12 +283,7 @@ abstract class BenchPeer implements AutoCloseable {
 
         @Override
         long hitCopy(long key, byte[] buffer) {
-            byte[] v = ohc.get(key(key));
-            if (v == null) {
-                return MISS;
-            }
-            System.arraycopy(v, 0, buffer, 0, v.length);
-            return buffer[v.length - 1];
+            return copyOut(ohc.get(key(key)), buffer);
         }
 
         @Override

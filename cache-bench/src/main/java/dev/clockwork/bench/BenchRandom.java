@@ -46,6 +46,20 @@ final class BenchRandom {
         }
     }
 
+    /**
+     * A benchmark's key sequence: {@code ceilPow2(max(4096, entries))} uniform indices in
+     * {@code [0, entries)} from seed 42, walked with {@link KeyCursor}.
+     */
+    static int[] uniformKeys(int entries) {
+        int length = ceilPow2(Math.max(4096, entries));
+        BenchRandom random = new BenchRandom(42);
+        int[] keys = new int[length];
+        for (int i = 0; i < length; i++) {
+            keys[i] = random.nextInt(entries);
+        }
+        return keys;
+    }
+
     /** Smallest power of two {@code >= n}, for {@code n >= 1}. */
     static int ceilPow2(int n) {
         return n <= 1 ? 1 : Integer.highestOneBit(n - 1) << 1;

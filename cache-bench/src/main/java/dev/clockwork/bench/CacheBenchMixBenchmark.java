@@ -63,7 +63,6 @@ import org.openjdk.jmh.infra.ThreadParams;
 @State(Scope.Benchmark)
 public class CacheBenchMixBenchmark {
     static final double RESIDENT_RATIO = 0.25;
-    static final int SKEW_DRAWS = 6;
 
     // cumulative op thresholds out of 100
     static final int LOOKUP_INSERT = 82;
@@ -107,7 +106,7 @@ public class CacheBenchMixBenchmark {
     /** Per-thread random stream, pinned-handle FIFO and reusable value buffer. */
     @State(Scope.Thread)
     public static class Worker {
-        long random;
+        MixDraws draws;
         long maxKey;
         byte[] buffer;
         long[] pinned;
@@ -116,7 +115,7 @@ public class CacheBenchMixBenchmark {
         @Setup(Level.Trial)
         public void start(CacheBenchMixBenchmark bench, ThreadParams thread) {
             BenchRandom seeds = new BenchRandom(1000 + thread.getThreadIndex());
-            random = seeds.nextLong();
+            draws = new MixDraws(seeds.nextLong());
             maxKey = bench.maxKey;
             buffer = new byte[bench.valueBytes];
             seeds.nextBytes(buffer);
@@ -124,19 +123,14 @@ public class CacheBenchMixBenchmark {
             pinned = new long[(int) ((bench.totalPinCount + thread.getThreadIndex()) / threads)];
         }
 
-        /** Skewed key: the minimum of {@value #SKEW_DRAWS} uniform draws from [0, maxKey). */
+        /** Skewed key, as cache_bench's {@code -skew=5}. */
         int nextKey() {
-            long key = Long.MAX_VALUE;
-            for (int d = 0; d < SKEW_DRAWS; d++) {
-                long r = BenchRandom.mix(random += BenchRandom.GOLDEN);
-                key = Math.min(key, BenchRandom.below(r, maxKey));
-            }
-            return (int) key;
+            return (int) draws.key(maxKey);
         }
 
         /** Uniform in [0, 100): picks the op. */
         int nextOp() {
-            return (int) BenchRandom.below(BenchRandom.mix(random += BenchRandom.GOLDEN), 100);
+            return draws.percent();
         }
 
         /** Keeps a handle, releasing the oldest once the thread holds its share. */

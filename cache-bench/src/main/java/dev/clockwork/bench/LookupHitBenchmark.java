@@ -78,13 +78,8 @@ public class LookupHitBenchmark {
 
     @Setup(Level.Trial)
     public void makeKeys() {
-        int length = BenchRandom.ceilPow2(Math.max(4096, entries));
-        BenchRandom random = new BenchRandom(42);
-        keys = new int[length];
-        for (int i = 0; i < length; i++) {
-            keys[i] = random.nextInt(entries);
-        }
-        keyMask = length - 1;
+        keys = BenchRandom.uniformKeys(entries);
+        keyMask = keys.length - 1;
     }
 
     @State(Scope.Benchmark)

@@ -58,13 +58,8 @@ public class PeerLookupBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        int length = BenchRandom.ceilPow2(Math.max(4096, entries));
-        BenchRandom random = new BenchRandom(42);
-        keys = new int[length];
-        for (int i = 0; i < length; i++) {
-            keys[i] = random.nextInt(entries);
-        }
-        keyMask = length - 1;
+        keys = BenchRandom.uniformKeys(entries);
+        keyMask = keys.length - 1;
         Key16[] keyObjects = Key16.range(0, 2L * entries);
         peer = cache.equals("clockwork-fixed")
                 // sized as a user would size it for this data: table load ~0.7, not 4x the slots

@@ -47,7 +47,6 @@ import org.openjdk.jmh.infra.ThreadParams;
 @State(Scope.Benchmark)
 public class PeerMixBenchmark {
     static final double RESIDENT_RATIO = 0.25;
-    static final int SKEW_DRAWS = 6;
 
     // cumulative op thresholds out of 100
     static final int LOOKUP_INSERT = 82;
@@ -99,32 +98,27 @@ public class PeerMixBenchmark {
     /** A thread's random stream (keys and ops drawn on the fly, as cache_bench does). */
     @State(Scope.Thread)
     public static class Worker {
-        long random;
+        MixDraws draws;
         long maxKey;
         byte[] value;
 
         @Setup(Level.Trial)
         public void start(PeerMixBenchmark bench, ThreadParams thread) {
             BenchRandom seeds = new BenchRandom(1000 + thread.getThreadIndex());
-            random = seeds.nextLong();
+            draws = new MixDraws(seeds.nextLong());
             maxKey = bench.maxKey;
             value = new byte[bench.valueBytes];
             seeds.nextBytes(value);
         }
 
-        /** Skewed key: the minimum of {@value #SKEW_DRAWS} uniform draws from [0, maxKey). */
+        /** Skewed key, as cache_bench's {@code -skew=5}. */
         long nextKey() {
-            long key = Long.MAX_VALUE;
-            for (int d = 0; d < SKEW_DRAWS; d++) {
-                key = Math.min(key, BenchRandom.below(BenchRandom.mix(random += BenchRandom.GOLDEN),
-                        maxKey));
-            }
-            return key;
+            return draws.key(maxKey);
         }
 
         /** Uniform in [0, 100): picks the op. */
         int nextOp() {
-            return (int) BenchRandom.below(BenchRandom.mix(random += BenchRandom.GOLDEN), 100);
+            return draws.percent();
         }
 
         long op(BenchPeer peer, LookupCounts counts) {
