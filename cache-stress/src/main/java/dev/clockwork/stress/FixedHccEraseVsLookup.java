@@ -64,17 +64,12 @@ public class FixedHccEraseVsLookup {
 
     @Actor
     public void eraser(LLLL_Result r) {
-        try {
-            r.r2 = Tiny.erase(cache, Tiny.A) ? "ERASED" : "NOT_FOUND";
-        } catch (RuntimeException | Error e) {
-            r.r2 = Tiny.failure(e);
-        }
+        r.r2 = Tiny.eraseOutcome(cache, Tiny.A);
     }
 
     @Arbiter
     public void arbiter(LLLL_Result r) {
-        String seen = Tiny.peek(cache, Tiny.A);
-        r.r3 = (seen == null ? "GONE" : "PRESENT_" + seen) + ";E" + cache.entryCount();
+        r.r3 = Tiny.presence(cache, Tiny.A);
         r.r4 = Tiny.checkAndClose(cache, Tiny.A);
     }
 }

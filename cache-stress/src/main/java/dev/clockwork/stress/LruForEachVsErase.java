@@ -54,11 +54,7 @@ public class LruForEachVsErase {
 
     @Actor
     public void eraser(LLLL_Result r) {
-        try {
-            r.r2 = Tiny.erase(cache, Tiny.A) ? "ERASED" : "NOT_FOUND";
-        } catch (RuntimeException | Error e) {
-            r.r2 = LruTiny.failure(e);
-        }
+        r.r2 = Tiny.eraseOutcome(cache, Tiny.A);
     }
 
     @Arbiter

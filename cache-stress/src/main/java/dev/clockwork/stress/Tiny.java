@@ -121,6 +121,21 @@ final class Tiny {
         return cache.erase(key0(key), key1(key));
     }
 
+    /** An erase as an outcome: {@code ERASED}, {@code NOT_FOUND} or the exception it threw. */
+    static String eraseOutcome(Cache cache, int key) {
+        try {
+            return erase(cache, key) ? "ERASED" : "NOT_FOUND";
+        } catch (RuntimeException | Error e) {
+            return failure(e);
+        }
+    }
+
+    /** Whether a key is findable after the actors, and the entry count: {@code GONE;E1}. */
+    static String presence(FixedHyperClockCache cache, int key) {
+        String seen = peek(cache, key);
+        return (seen == null ? "GONE" : "PRESENT_" + seen) + ";E" + cache.entryCount();
+    }
+
     /** The label of a key and version, e.g. {@code A_V1}. */
     static String label(int key, int version) {
         return name(key) + "_V" + version;
