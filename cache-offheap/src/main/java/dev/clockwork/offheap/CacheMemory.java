@@ -19,6 +19,11 @@ final class CacheMemory {
     /** The same, read-only: handing out a value view then costs one slice, not two objects. */
     private final MemorySegment allReadOnly = all.asReadOnly();
     final StatsCounters stats;
+    /**
+     * Seeds every slot's and record's first stamp ({@link EntryStamp}); random per cache, so that
+     * another cache's handles, and handles made up from this one's, name nothing here.
+     */
+    final long stampSalt = java.util.concurrent.ThreadLocalRandom.current().nextLong();
     /** Inserts, erases and freeing releases of HyperClock caches run inside it. */
     final CloseGate gate = new CloseGate();
 

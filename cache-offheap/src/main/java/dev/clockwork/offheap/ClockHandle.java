@@ -1,79 +1,51 @@
 package dev.clockwork.offheap;
 
 /**
- * A HyperClock cache handle: which slot holds the entry, and which incarnation of that slot it
- * names; or, for a standalone entry, where its slot was allocated.
+ * A HyperClock cache handle: an {@link EntryStamp} handle whose location names a table slot and
+ * its shard, or, with the kind bit set, a standalone record.
  *
  * <pre>
- *                     63  62  61 ............. 49  48  47 ......... 32  31 ............... 0
- *  table entry:      | 0 | 0 | generation (13)  | 1 |   shard (16)   |  slot index (32)   |
- *  standalone entry: | 0 | 1 |      native address of the standalone slot (62)            |
+ *                     63  62   61 .......... 40   39 ............................ 0
+ *  table entry:      | 0 | 0 | check (22 bits)  | slot index | shard (shardBits)   |
+ *  standalone entry: | 0 | 1 | check (22 bits)  | standalone record index          |
  * </pre>
  *
- * <p>The generation field is the slot's generation ({@link SlotLayout#generation}: odd while the
- * slot holds an entry, moved on when an entry is written and when it is freed) XOR a random salt
- * drawn per cache. So a table handle is refused when its slot holds no entry; when its entry was
- * freed and the slot reused, unless that happened a multiple of 4,096 times since; and when it
- * comes from another cache, unless the salts and generations line up (about 1 in 8,192). Bit 48
- * tells a table handle from {@link dev.clockwork.cache.Cache#MISS} even for slot 0 of shard 0.
- * A standalone handle is only used after the cache's registry confirms it.
+ * <p>The shard sits in the low bits so that the slot index is the location shifted right, and
+ * every table of a cache with {@code 2^shardBits} shards has room for
+ * {@code 2^(40 - shardBits)} slots in a handle (builders keep tables within it). Table and
+ * standalone records are checked the same way: by the check against the stamp of the slot the
+ * location names (see {@link EntryStamp} for what that accepts).
  */
 final class ClockHandle {
-    static final long TABLE_TAG = 1L << 48;
-    static final long STANDALONE_TAG = 1L << 62;
-    static final int GENERATION_SHIFT = 49;
-    private static final int SHARD_SHIFT = 32;
-    private static final long SHARD_MASK = 0xFFFFL;
-    private static final long INDEX_MASK = 0xFFFF_FFFFL;
-    /** Every bit a table handle may have set. */
-    private static final long TABLE_BITS = ((long) SlotLayout.GENERATION_MASK << GENERATION_SHIFT)
-            | TABLE_TAG | (SHARD_MASK << SHARD_SHIFT) | INDEX_MASK;
-
     private ClockHandle() {
     }
 
-    static long table(int shard, long slotIndex, int generation, int salt) {
-        return ((long) ((generation ^ salt) & SlotLayout.GENERATION_MASK) << GENERATION_SHIFT)
-                | TABLE_TAG | ((long) shard << SHARD_SHIFT) | slotIndex;
+    static long table(int shard, int shardBits, long slotIndex, int stamp) {
+        return EntryStamp.handle(0, (slotIndex << shardBits) | shard, stamp);
     }
 
-    static long standalone(long slotAddress) {
-        return STANDALONE_TAG | slotAddress;
+    static long standalone(long recordIndex, int stamp) {
+        return EntryStamp.handle(EntryStamp.KIND, recordIndex, stamp);
     }
 
     static boolean isStandalone(long handle) {
-        return (handle & STANDALONE_TAG) != 0;
+        return EntryStamp.isKind(handle);
     }
 
-    /** Whether the handle has a table handle's shape (shard and index are checked by the cache). */
-    static boolean isTable(long handle) {
-        return (handle & ~TABLE_BITS) == 0 && (handle & TABLE_TAG) != 0;
+    static int shard(long handle, int shardBits) {
+        return (int) (EntryStamp.location(handle) & ((1L << shardBits) - 1));
     }
 
-    static int shard(long handle) {
-        return (int) ((handle >>> SHARD_SHIFT) & SHARD_MASK);
+    static long slotIndex(long handle, int shardBits) {
+        return EntryStamp.location(handle) >>> shardBits;
     }
 
-    static long slotIndex(long handle) {
-        return handle & INDEX_MASK;
+    static long standaloneIndex(long handle) {
+        return EntryStamp.location(handle);
     }
 
-    static long standaloneAddress(long handle) {
-        return handle & ~STANDALONE_TAG;
-    }
-
-    /** The slot generation a table handle names (its own generation field, unsalted). */
-    static int generation(long handle, int salt) {
-        return ((int) (handle >>> GENERATION_SHIFT) ^ salt) & SlotLayout.GENERATION_MASK;
-    }
-
-    /**
-     * Whether a table handle names the entry its slot holds, given the slot's flags word: the slot
-     * holds an entry (odd generation) and the generations match.
-     */
-    static boolean names(long handle, int slotFlags, int salt) {
-        int generation = SlotLayout.generation(slotFlags);
-        return (generation & 1) != 0 && ((int) (handle >>> GENERATION_SHIFT)
-                == ((generation ^ salt) & SlotLayout.GENERATION_MASK));
+    /** Most slots a table of a cache with {@code 2^shardBits} shards may have. */
+    static long maxSlots(int shardBits) {
+        return 1L << (EntryStamp.LOCATION_BITS - shardBits);
     }
 }

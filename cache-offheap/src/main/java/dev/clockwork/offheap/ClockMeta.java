@@ -30,6 +30,12 @@ package dev.clockwork.offheap;
  * sweeps it survives. A new entry starts with its priority's countdown (3/2/1); a hit that is
  * released with {@code useful = true} advances release, leaving the clock higher after a sweep
  * resets the counters; a sweep decrements it.
+ *
+ * <p>The counters stay apart by less than half their range: references are refused past
+ * {@link #MAX_REFS} (a lookup or {@code ref} that would pass it throws), and the release counter
+ * is brought back below {@link #OVERFLOW_THRESHOLD} by the release that passes it. So the acquire
+ * counter, at most release + {@code MAX_REFS} + one stray increment per racing thread, never
+ * wraps past the release counter, and {@link #refCount} is exact.
  */
 final class ClockMeta {
     static final int COUNTER_BITS = 30;
@@ -51,6 +57,13 @@ final class ClockMeta {
 
     /** Countdown values are capped here: an entry survives at most this many idle sweeps. */
     static final int MAX_COUNTDOWN = 3;
+
+    /**
+     * Most references one entry may hold: 2^28 - 1. With the release counter below
+     * {@link #OVERFLOW_THRESHOLD} (2^29 + 3) the acquire counter stays below 2^30 by far more than
+     * the stray increments racing lookups make before they undo them.
+     */
+    static final long MAX_REFS = (1L << (COUNTER_BITS - 2)) - 1;
 
     /** Top bit of each counter; cleared together when the release counter nears overflow. */
     static final long COUNTER_TOP_BITS =

@@ -3,6 +3,7 @@ package dev.clockwork.offheap;
 import static dev.clockwork.offheap.ClockMeta.ACQUIRE_ONE;
 import static dev.clockwork.offheap.ClockMeta.COUNTER_TOP_BITS;
 import static dev.clockwork.offheap.ClockMeta.MAX_COUNTDOWN;
+import static dev.clockwork.offheap.ClockMeta.MAX_REFS;
 import static dev.clockwork.offheap.ClockMeta.OCCUPIED;
 import static dev.clockwork.offheap.ClockMeta.OVERFLOW_THRESHOLD;
 import static dev.clockwork.offheap.ClockMeta.RELEASE_ONE;
@@ -125,6 +126,11 @@ abstract class ClockTable extends PaddedCounters {
         return (long) LONG.getOpaque(slots, slot);
     }
 
+    /** Acquire: the slot's fields (stamp included) read after it are at least as new as it. */
+    final long metaAcquire(long slot) {
+        return (long) LONG.getAcquire(slots, slot);
+    }
+
     final long compareAndExchangeMeta(long slot, long expected, long update) {
         return (long) LONG.compareAndExchange(slots, slot, expected, update);
     }
@@ -155,13 +161,19 @@ abstract class ClockTable extends PaddedCounters {
     }
 
     /**
-     * The slot's flags word (generation). Plain: it is written only by the slot's owner while the
-     * slot is under construction and published by the meta word's release store, so a reader
-     * holding a reference sees it stable. Readers without one (a handle check racing a misuse,
-     * the erasing release's generation check) use it only to refuse or stand down.
+     * The slot's stamp ({@link EntryStamp}). Plain: it is written only by the slot's owner while
+     * the slot is under construction and published by the meta word's release store, so a reader
+     * holding a reference sees it stable. Readers without one (a release checking its handle, the
+     * erasing release's check before its CAS) read it after an acquire of the meta word, which
+     * makes it the stamp of that word's entry or a later one (see {@link #release}).
      */
-    final int flags(long slot) {
-        return (int) INT.get(slots, SlotLayout.flagsOffset(slot));
+    final int stamp(long slot) {
+        return (int) INT.get(slots, SlotLayout.stampOffset(slot));
+    }
+
+    /** A number no other slot of the cache has, for seeding its stamps. */
+    private long identity(long slot) {
+        return ((long) shardIndex << EntryStamp.LOCATION_BITS) | (slot >>> SlotLayout.SLOT_SHIFT);
     }
 
     /**
@@ -179,8 +191,9 @@ abstract class ClockTable extends PaddedCounters {
         LONG.set(slots, SlotLayout.key0Offset(slot), h0);
         LONG.set(slots, SlotLayout.key1Offset(slot), h1);
         LONG.set(slots, SlotLayout.chargeOffset(slot), charge);
-        // Odd from now on: handles of this entry carry this generation.
-        INT.set(slots, SlotLayout.flagsOffset(slot), SlotLayout.nextGeneration(flags(slot)));
+        // Odd from now on: handles of this entry carry this stamp.
+        INT.set(slots, SlotLayout.stampOffset(slot),
+                EntryStamp.live(stamp(slot), memory.stampSalt, identity(slot)));
         publishMeta(slot, meta);
     }
 
@@ -203,44 +216,100 @@ abstract class ClockTable extends PaddedCounters {
         }
     }
 
-    /** Takes one more reference on an entry the caller already holds. */
-    final void ref(long slot) {
+    /**
+     * Takes one more reference on the entry a handle with {@code stamp} names, which the caller
+     * should hold already. The reference is taken first, as a lookup takes it: on a shareable
+     * word it pins whatever entry the slot holds, so that entry's stamp is stable while the
+     * handle is checked against it. A refused call gives the reference back, which is safe for
+     * the same reason: the entry it pinned is still the one in the slot.
+     *
+     * @throws IllegalStateException if the handle's entry is not pinned (released already), not
+     *     in the slot any more (stale), or already holds {@link ClockMeta#MAX_REFS} references
+     */
+    final void ref(long slot, int stamp) {
         long old = getAndAddMeta(slot, ACQUIRE_ONE);
-        if (!isShareable(old) || refCount(old) == 0) {
-            if (isShareable(old)) {
-                unref(slot, 1);
-            }
-            throw new IllegalStateException("handle is not pinned (released already, or stale)");
+        if (!isShareable(old)) {
+            // Empty or under construction: no entry to pin; the owner overwrites our increment.
+            throw notPinned();
+        }
+        if (stamp(slot) == stamp && refCount(old) != 0 && refCount(old) < MAX_REFS) {
+            return;
+        }
+        boolean tooMany = stamp(slot) == stamp && refCount(old) >= MAX_REFS;
+        releaseOwn(slot);
+        throw tooMany ? tooManyRefs() : notPinned();
+    }
+
+    /**
+     * Gives back a reference this thread took and still holds (so the slot still holds the entry
+     * it pinned) as if it had never been taken; if that was the last reference of an erased
+     * entry, frees it, as its last release would have.
+     */
+    private void releaseOwn(long slot) {
+        int stamp = stamp(slot); // stable: we hold a reference
+        long old = getAndAddMetaRelease(slot, -ACQUIRE_ONE);
+        if (isInvisible(old) && refCount(old) == 1) {
+            freeIfUnreferenced(slot, old, old - ACQUIRE_ONE, stamp);
         }
     }
 
     /**
-     * Releases one reference. A "useful" release advances the release counter, which raises the
-     * entry's clock; a non-useful one takes back the acquire as if the lookup never happened.
-     * Frees the entry if this was its last reference and it was erased, or if asked to.
+     * Releases one reference of the entry a handle with {@code stamp} names. A "useful" release
+     * advances the release counter, which raises the entry's clock; a non-useful one takes back
+     * the acquire as if the lookup never happened. Frees the entry if this was its last reference
+     * and it was erased, or if asked to.
      *
-     * @param generation the generation of the entry the caller's handle names (see
-     *     {@link SlotLayout}): only that entry may be freed
+     * <p>A refused release changes nothing: the word is changed by a CAS from the very word whose
+     * state, reference count and stamp were checked. The stamp is read after an acquire of that
+     * word, so it is the stamp of the word's entry or of a later one: if it is the handle's, the
+     * word is the handle's entry's, and a CAS from it cannot land on another entry unless that
+     * entry was freed, and another published with a word equal in every bit, between the check
+     * and the CAS. For a caller holding its reference that cannot happen (the reference keeps the
+     * entry); for a stale or second release it is the one window left, nanoseconds wide, and
+     * documented on {@link dev.clockwork.cache.Cache#release}. A second release while others
+     * also hold the entry cannot be told from theirs: the count is shared.
+     *
+     * @param stamp the stamp of the entry the caller's handle names: only that entry is released
      * @return whether this call freed the entry
+     * @throws IllegalStateException if the entry is not pinned or not in the slot any more
      */
-    final boolean release(long slot, boolean useful, boolean eraseIfLastRef, int generation) {
+    final boolean release(long slot, int stamp, boolean useful, boolean eraseIfLastRef) {
         long delta = useful ? RELEASE_ONE : -ACQUIRE_ONE;
-        // Release mode: our reads of the value must happen before anyone who sees the count drop
-        // frees it; the freeing thread's CAS (volatile) pairs with this.
-        long old = getAndAddMetaRelease(slot, delta);
-        if (!isShareable(old) || refCount(old) == 0) {
-            // Not referenced: a double release or a stale handle. On a shareable slot undo our
-            // change; on an empty or under-construction one the owner overwrites the whole word.
-            if (isShareable(old)) {
-                getAndAddMetaRelease(slot, -delta);
+        long old = metaAcquire(slot);
+        for (;;) {
+            if (!isShareable(old) || refCount(old) == 0) {
+                throw notPinned();
             }
-            throw new IllegalStateException("handle is not pinned (released twice, or stale)");
+            if (stamp(slot) != stamp) {
+                throw stale();
+            }
+            // Volatile: our reads of the value happen before anyone who sees the count drop
+            // frees it (the freeing CAS pairs with this), and a failed CAS's witness is acquired.
+            long witness = compareAndExchangeMeta(slot, old, old + delta);
+            if (witness == old) {
+                break;
+            }
+            old = witness;
         }
         if (!eraseIfLastRef && !isInvisible(old)) {
             correctNearOverflow(old, slot);
             return false;
         }
-        return freeIfUnreferenced(slot, old, old + delta, generation);
+        return freeIfUnreferenced(slot, old, old + delta, stamp);
+    }
+
+    // Exceptions are built out of line, to keep the hot methods small enough to inline.
+
+    private static IllegalStateException notPinned() {
+        return new IllegalStateException("handle is not pinned (released already, or stale)");
+    }
+
+    private static IllegalStateException stale() {
+        return new IllegalStateException("handle is stale: its entry was freed");
+    }
+
+    static IllegalStateException tooManyRefs() {
+        return new IllegalStateException("entry already holds " + MAX_REFS + " references");
     }
 
     /**
@@ -251,14 +320,14 @@ abstract class ClockTable extends PaddedCounters {
      * <p>RocksDB's FIXME in {@code FixedHyperClockTable::Release}: between our release and our
      * CAS another thread may free the entry and an unreferenced newcomer take the slot; a CAS
      * retried with the word it finds would then take and free the newcomer. Before every CAS we
-     * check that the slot still holds our handle's generation and stand down if not. The check
+     * check that the slot still holds our handle's stamp and stand down if not. The check
      * is a hint, not a lock: if a newcomer whose word equals ours exactly is published between
      * that read and the CAS, the CAS still takes it, and it is freed as RocksDB frees it (a lost
      * entry, never a wrong one). Putting such a newcomer back is not an option: an erase meeting
      * the slot "under construction" meanwhile would have passed it by, and the newcomer would
      * survive an erase that came after its insert.
      */
-    final boolean freeIfUnreferenced(long slot, long old, long current, int generation) {
+    final boolean freeIfUnreferenced(long slot, long old, long current, int stamp) {
         for (;;) {
             if (refCount(current) != 0) {
                 correctNearOverflow(old, slot);
@@ -267,7 +336,7 @@ abstract class ClockTable extends PaddedCounters {
             if (!isShareable(current)) {
                 return false; // someone else took ownership
             }
-            if (SlotLayout.generation(flags(slot)) != generation) {
+            if (stamp(slot) != stamp) {
                 return false; // our entry is gone; the slot holds a newcomer (the FIXME above)
             }
             long witness = compareAndExchangeMeta(slot, current, UNDER_CONSTRUCTION);
@@ -289,12 +358,21 @@ abstract class ClockTable extends PaddedCounters {
         return true;
     }
 
-    /** Takes a reference if the slot holds a visible entry of this key; undoes it otherwise. */
+    /**
+     * Takes a reference if the slot holds a visible entry of this key; undoes it otherwise.
+     *
+     * @throws IllegalStateException if the entry already holds {@link ClockMeta#MAX_REFS}
+     *     references (the reference is given back first)
+     */
     final boolean tryReference(long slot, long h0, long h1) {
         long old = getAndAddMeta(slot, ACQUIRE_ONE);
         if (isVisible(old)) {
             if (key0(slot) == h0 && key1(slot) == h1) {
-                return true;
+                if (refCount(old) < MAX_REFS) {
+                    return true;
+                }
+                releaseOwn(slot);
+                throw tooManyRefs();
             }
             unref(slot, 1);
         } else if (isInvisible(old)) {
@@ -306,9 +384,9 @@ abstract class ClockTable extends PaddedCounters {
 
     /**
      * Takes a reference on the slot's entry if it is visible, the way a lookup does but without
-     * comparing a key: for {@code forEachEntry}. Returns the entry's generation (stable while the
-     * reference is held; pass it to {@link #release} with {@code useful = false}), or -1 if the
-     * slot holds no visible entry, in which case no reference is held.
+     * comparing a key: for {@code forEachEntry}. Returns the entry's stamp (stable while the
+     * reference is held; pass it to {@link #release} with {@code useful = false}), or 0 (never a
+     * live stamp) if the slot holds no visible entry, in which case no reference is held.
      *
      * <p>A plain look comes first, as on a lookup's further probes: a scan meets many empty slots
      * and slots being written, and an atomic add on each would take every line of the table from
@@ -317,24 +395,23 @@ abstract class ClockTable extends PaddedCounters {
      * entry was still visible. On an empty or under-construction slot the add is left for the
      * owner to overwrite, as lookups leave it.
      *
-     * <p>On an entry erased meanwhile (invisible) the reference is given back through
-     * {@link #release}, not a bare undo as a lookup's: if the other holders let go meanwhile,
-     * ours is the last reference and the release frees the entry, instead of leaving it
-     * unreferenced and charged until an eviction sweep finds it. The reference, held on a
-     * shareable entry, keeps its generation stable while we read it.
+     * <p>On an entry erased meanwhile (invisible) the reference is given back by
+     * {@link #releaseOwn}, not a bare undo as a lookup's: if the other holders let go meanwhile,
+     * ours is the last reference and it frees the entry, instead of leaving it unreferenced and
+     * charged until an eviction sweep finds it.
      */
     final int referenceIfVisible(long slot) {
         if (!isVisible(metaOpaque(slot))) {
-            return -1;
+            return 0;
         }
         long old = getAndAddMeta(slot, ACQUIRE_ONE);
         if (isVisible(old)) {
-            return SlotLayout.generation(flags(slot));
+            return stamp(slot);
         }
         if (isInvisible(old)) {
-            release(slot, false, false, SlotLayout.generation(flags(slot)));
+            releaseOwn(slot);
         }
-        return -1;
+        return 0;
     }
 
     /**
@@ -397,16 +474,21 @@ abstract class ClockTable extends PaddedCounters {
 
     /**
      * Frees an owned (under construction) entry's value and marks its slot empty. The slot gives
-     * the value up first (address zeroed, generation even again): a slot's value address is
-     * non-zero exactly while it owns a value (see {@link #freeAll}). Callers are inside the
-     * cache's {@link CloseGate}, so close cannot stop this half way.
+     * the value up first: its stamp moves on (even: no handle names the slot any more), then its
+     * value address is zeroed (non-zero exactly while it owns a value, see {@link #freeAll}), and
+     * only then is the value freed. Callers are inside the cache's {@link CloseGate}, so close
+     * cannot stop this half way.
      */
     final void freeValueAndMarkEmpty(long slot) {
         long address = valueAddress(slot);
         int length = valueLength(slot);
+        INT.set(slots, SlotLayout.stampOffset(slot), EntryStamp.dead(stamp(slot)));
+        // A value read through a handle reads the stamp, the address (and the bytes), then the
+        // stamp again, and throws if it moved (NativeCache#value): so the stamp's store must be
+        // seen before the address is cleared and before free writes into the value's memory.
+        VarHandle.storeStoreFence();
         LONG.set(slots, SlotLayout.valueAddressOffset(slot), 0L);
-        INT.set(slots, SlotLayout.flagsOffset(slot), SlotLayout.nextGeneration(flags(slot)));
-        NativeMemory.free(address, length); // unscoped: cannot fail half-way
+        NativeMemory.free(address, length); // unscoped: cannot fail half way
         publishMeta(slot, ClockMeta.EMPTY);
     }
 

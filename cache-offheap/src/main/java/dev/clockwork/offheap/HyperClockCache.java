@@ -1,21 +1,11 @@
 package dev.clockwork.offheap;
 
-import static dev.clockwork.offheap.ClockMeta.ACQUIRE_ONE;
-import static dev.clockwork.offheap.ClockMeta.RELEASE_ONE;
-import static dev.clockwork.offheap.ClockMeta.isShareable;
-import static dev.clockwork.offheap.ClockMeta.refCount;
-
 import dev.clockwork.cache.Admission;
 import dev.clockwork.cache.Args;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.hash.KeyHash;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
-import java.util.concurrent.ThreadLocalRandom;
-import org.agrona.collections.LongHashSet;
 
 /**
  * A sharded cache over {@link ClockTable}s: the HyperClock protocol of RocksDB's
@@ -24,38 +14,33 @@ import org.agrona.collections.LongHashSet;
  * word picks the shard.
  *
  * <h2>Handles</h2>
- * See {@link ClockHandle}: a table handle names a slot and the generation of the entry in it,
- * salted per cache, and is bounds- and generation-checked on every use; a standalone handle must
- * be registered to be used. So made-up, stale and foreign handles throw instead of reading or
- * releasing an entry that is not theirs (up to the generation's wrap-around, see ClockHandle).
+ * See {@link ClockHandle}: a handle names a table slot or a standalone record, and carries a
+ * check of the stamp its entry was given; it is bounds- and stamp-checked on every use. So
+ * made-up, stale and foreign handles throw instead of reading or releasing an entry that is not
+ * theirs, except with the probabilities {@link EntryStamp} states.
  *
  * <h2>Close</h2>
  * Calls that hand values over or free them (inserts, erases, the release that frees an entry) run
  * inside a {@link CloseGate}, which close shuts and drains before it closes the arena; lookups,
  * plain releases and value reads only race the arena, which stops them with an exception. What
  * close then frees: every slot's value by its address ({@link ClockTable#freeAll}), including a
- * slot a release took but could not free, and every registered standalone entry. See
+ * slot a release took but could not free, and every live standalone entry. See
  * {@link NativeCache#close()} for the contract.
  */
 public abstract class HyperClockCache extends NativeCache {
-    static final long STANDALONE_TAG = ClockHandle.STANDALONE_TAG;
-    /** Standalone slots are private until registered, and freed unregistered: no arena scope. */
-    private static final MemorySegment RAW = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
-
-    private static final VarHandle LONG = ClockTable.LONG;
-
     final ClockTable[] tables;
     private final int shardMask;
-    /** Mixed into every table handle's generation, so that another cache's handles fail. */
-    private final int handleSalt = ThreadLocalRandom.current().nextInt();
-    /** Live standalone slots; also close's list of them. Guarded by itself. */
-    private final LongHashSet standalone = new LongHashSet();
+    /** log2 of the shard count: how many low bits of a table handle's location are the shard. */
+    final int shardBits;
+    private final StandaloneEntries standalone;
 
     HyperClockCache(CacheMemory memory, ClockTable[] tables, long capacity, long hashSeed,
                     Admission admission) {
         super(memory, capacity, hashSeed, admission);
         this.tables = tables;
         this.shardMask = tables.length - 1;
+        this.shardBits = Integer.numberOfTrailingZeros(tables.length);
+        this.standalone = new StandaloneEntries(memory, tables);
     }
 
     /**
@@ -109,37 +94,43 @@ public abstract class HyperClockCache extends NativeCache {
         return (int) (h0 >>> 32) & shardMask;
     }
 
-    /** The handle of a slot we hold a reference on (so its generation is stable). */
+    /** The handle of a slot we hold a reference on (so its stamp is stable). */
     private long tableHandle(int shard, long slot) {
-        return ClockHandle.table(shard, slot >>> SlotLayout.SLOT_SHIFT,
-                SlotLayout.generation(tables[shard].flags(slot)), handleSalt);
+        return ClockHandle.table(shard, shardBits, slot >>> SlotLayout.SLOT_SHIFT,
+                tables[shard].stamp(slot));
     }
 
     private static boolean isStandalone(long handle) {
         return ClockHandle.isStandalone(handle);
     }
 
-    /** The table of a table handle whose shard and slot are in bounds; throws otherwise. */
-    private ClockTable tableOf(long handle) {
-        int shard = ClockHandle.shard(handle);
-        if (!ClockHandle.isTable(handle) || shard > shardMask
-                || ClockHandle.slotIndex(handle) >= tables[shard].slotCount) {
+    /** The table of a table handle whose fields and slot are in bounds; throws otherwise. */
+    ClockTable tableOf(long handle) {
+        if (!EntryStamp.isWellFormed(handle)) {
             throw notOurs(handle);
         }
-        return tables[shard];
+        ClockTable table = tables[ClockHandle.shard(handle, shardBits)];
+        if (ClockHandle.slotIndex(handle, shardBits) >= table.slotCount) {
+            throw notOurs(handle);
+        }
+        return table;
     }
 
-    private static long slotOf(long handle) {
-        return ClockHandle.slotIndex(handle) << SlotLayout.SLOT_SHIFT;
+    /** The slot offset a table handle names (bounds-checked by {@link #tableOf}). */
+    long slotOf(long handle) {
+        return ClockHandle.slotIndex(handle, shardBits) << SlotLayout.SLOT_SHIFT;
     }
 
-    /** The slot of a table handle that names the entry its slot holds now; throws otherwise. */
-    private long checkedSlot(ClockTable table, long handle) {
-        long slot = slotOf(handle);
-        if (!ClockHandle.names(handle, table.flags(slot), handleSalt)) {
+    /**
+     * The stamp of the entry a table handle names, if its slot holds that entry now; throws
+     * otherwise. The protocol checks it again in the same step as its change of the meta word.
+     */
+    private static int checkedStamp(ClockTable table, long slot, long handle) {
+        int stamp = table.stamp(slot);
+        if (!EntryStamp.names(handle, stamp)) {
             throw stale(handle);
         }
-        return slot;
+        return stamp;
     }
 
     private static IllegalArgumentException notOurs(long handle) {
@@ -167,23 +158,20 @@ public abstract class HyperClockCache extends NativeCache {
             return releaseStandalone(handle);
         }
         ClockTable table = tableOf(handle);
-        return table.release(checkedSlot(table, handle), true, eraseIfLastRef,
-                ClockHandle.generation(handle, handleSalt));
+        long slot = slotOf(handle);
+        return table.release(slot, checkedStamp(table, slot, handle), true, eraseIfLastRef);
     }
 
     @Override
     public void ref(long handle) {
         checkOpen();
         if (isStandalone(handle)) {
-            long address = standaloneAddress(handle);
-            long old = (long) LONG.getAndAdd(memory.all(), address, ACQUIRE_ONE);
-            if (refCount(old) == 0) {
-                throw new IllegalStateException("standalone handle " + handle + " is not pinned");
-            }
+            standalone.ref(handle);
             return;
         }
         ClockTable table = tableOf(handle);
-        table.ref(checkedSlot(table, handle));
+        long slot = slotOf(handle);
+        table.ref(slot, checkedStamp(table, slot, handle));
     }
 
     // ---------------------------------------------------------------- values through handles
@@ -191,17 +179,15 @@ public abstract class HyperClockCache extends NativeCache {
     @Override
     long recordAddress(long handle) {
         if (isStandalone(handle)) {
-            return standaloneAddress(handle); // registered, else it could name any memory
+            return standalone.recordAddress(handle); // slab memory: mapped until close
         }
-        return tableOf(handle).rawAddress + slotOf(handle);
+        return tableOf(handle).rawAddress + slotOf(handle); // table memory: mapped until close
     }
 
     @Override
     void checkRecord(long handle, long lengthWord) {
-        // The length word's high half is the slot's flags word (SlotLayout): check the generation
-        // of table handles (recordAddress bounds-checked their slot, which is never freed).
-        if (!isStandalone(handle) && !ClockHandle.names(handle, (int) (lengthWord >>> 32),
-                handleSalt)) {
+        // The length word's high half is the slot's or record's stamp (SlotLayout).
+        if (!EntryStamp.names(handle, (int) (lengthWord >>> 32))) {
             throw stale(handle);
         }
     }
@@ -245,86 +231,32 @@ public abstract class HyperClockCache extends NativeCache {
     // ---------------------------------------------------------------- standalone entries
 
     /**
-     * An entry outside the table, returned when the caller wants a handle but the key is already
-     * present or the table is full. Born invisible with one reference; freed by its last release.
-     * Its charge was added to the shard's usage by the table insert.
-     *
-     * <p>The slot is private until it is registered, so it is filled through unscoped memory.
-     * Runs inside the close gate (see {@link #insertCopied}).
+     * An entry outside the table ({@link StandaloneEntries}), returned when the caller wants a
+     * handle but the key is already present or the table is full. Its charge was added to the
+     * shard's usage by the table insert, which is undone if no record can be had. Runs inside the
+     * close gate (see {@link #insertCopied}).
      */
     private long standaloneInsert(long h0, long h1, long valueAddress, int length, long charge,
                                   int shard) {
-        long slot;
         try {
-            slot = NativeMemory.allocateAligned(SlotLayout.SLOT_BYTES, SlotLayout.SLOT_BYTES);
-        } catch (OutOfMemoryError e) {
-            tables[shard].addUsage(-charge); // undo the table insert's charge: nothing stored
+            return standalone.add(h0, h1, valueAddress, length, charge, shard);
+        } catch (OutOfMemoryError | IllegalStateException e) {
+            tables[shard].addUsage(-charge); // nothing stored: the caller frees the value
             throw e;
         }
-        RAW.set(ValueLayout.JAVA_LONG, SlotLayout.key0Offset(slot), h0);
-        RAW.set(ValueLayout.JAVA_LONG, SlotLayout.key1Offset(slot), h1);
-        RAW.set(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot), valueAddress);
-        RAW.set(ValueLayout.JAVA_LONG, SlotLayout.chargeOffset(slot), charge);
-        RAW.set(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot), length);
-        RAW.set(ValueLayout.JAVA_INT, SlotLayout.flagsOffset(slot),
-                SlotLayout.FLAG_STANDALONE | shard);
-        // Plain is enough: registering (a monitor) publishes the slot to other threads.
-        RAW.set(ValueLayout.JAVA_LONG, SlotLayout.metaOffset(slot),
-                ClockMeta.INVISIBLE_STATE | ACQUIRE_ONE);
-        synchronized (standalone) {
-            standalone.add(slot);
-        }
-        tables[shard].standaloneUsage.addAndGet(charge);
-        return ClockHandle.standalone(slot);
-    }
-
-    private long standaloneAddress(long handle) {
-        long slot = ClockHandle.standaloneAddress(handle);
-        synchronized (standalone) {
-            if (!standalone.contains(slot)) {
-                throw new IllegalStateException(
-                        "standalone handle " + handle + " is not pinned (released, or not ours)");
-            }
-        }
-        return slot;
     }
 
     /**
-     * Releases a standalone reference; the last one frees the entry, inside the close gate: if
-     * close has begun, the slot stays registered and close frees it.
+     * Releases a standalone reference inside the close gate: the last one frees the entry, and
+     * once close has begun the call is refused and close frees the entry.
      */
     private boolean releaseStandalone(long handle) {
-        long slot = standaloneAddress(handle);
-        MemorySegment all = memory.all();
-        long old = (long) LONG.getAndAddRelease(all, slot, RELEASE_ONE);
-        if (!isShareable(old) || refCount(old) == 0) {
-            throw new IllegalStateException("standalone handle " + handle + " is not pinned");
-        }
-        if (refCount(old + RELEASE_ONE) != 0) {
-            return false;
-        }
-        long current = old + RELEASE_ONE;
-        if ((long) LONG.compareAndExchange(all, slot, current, ClockMeta.UNDER_CONSTRUCTION)
-                != current) {
-            return false; // re-referenced meanwhile; its last release frees it
-        }
         int stripe = memory.gate.enter();
         try {
-            long charge = all.get(ValueLayout.JAVA_LONG, SlotLayout.chargeOffset(slot));
-            int shard = all.get(ValueLayout.JAVA_INT, SlotLayout.flagsOffset(slot))
-                    & SlotLayout.FLAG_SHARD_MASK;
-            NativeMemory.free(all.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot)),
-                    all.get(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot)));
-            synchronized (standalone) {
-                standalone.remove(slot);
-            }
-            NativeMemory.free(slot, SlotLayout.SLOT_BYTES);
-            tables[shard].standaloneUsage.addAndGet(-charge);
-            tables[shard].addUsage(-charge);
+            return standalone.release(handle);
         } finally {
             memory.gate.exit(stripe);
         }
-        return true;
     }
 
     // ---------------------------------------------------------------- visiting entries
@@ -360,8 +292,8 @@ public abstract class HyperClockCache extends NativeCache {
             for (long end = table.usedSlots() << SlotLayout.SLOT_SHIFT; slot < end;
                     end = table.usedSlots() << SlotLayout.SLOT_SHIFT) {
                 for (; slot < end; slot += SlotLayout.SLOT_BYTES) {
-                    int generation = table.referenceIfVisible(slot);
-                    if (generation < 0) {
+                    int stamp = table.referenceIfVisible(slot);
+                    if (stamp == 0) {
                         continue;
                     }
                     try {
@@ -369,7 +301,7 @@ public abstract class HyperClockCache extends NativeCache {
                                 table.valueAddress(slot), table.valueLength(slot),
                                 table.charge(slot));
                     } finally {
-                        table.release(slot, false, false, generation);
+                        table.release(slot, stamp, false, false);
                     }
                     if (--untilCheck == 0) {
                         checkOpen();
@@ -417,6 +349,11 @@ public abstract class HyperClockCache extends NativeCache {
             sum += table.pinnedUsage();
         }
         return sum;
+    }
+
+    /** Native bytes of standalone entries' records, values not included (0 until the first). */
+    long standaloneRecordBytes() {
+        return standalone.recordBytes();
     }
 
     /** Bytes charged by standalone entries (included in {@link #usage()}). */
@@ -517,15 +454,6 @@ public abstract class HyperClockCache extends NativeCache {
         for (ClockTable table : tables) {
             table.freeAll();
         }
-        synchronized (standalone) {
-            var it = standalone.iterator();
-            while (it.hasNext()) {
-                long slot = it.nextValue();
-                NativeMemory.free(RAW.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot)),
-                        RAW.get(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot)));
-                NativeMemory.free(slot, SlotLayout.SLOT_BYTES);
-            }
-            standalone.clear();
-        }
+        standalone.freeAll();
     }
 }

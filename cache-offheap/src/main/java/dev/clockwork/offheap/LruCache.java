@@ -5,7 +5,6 @@ import dev.clockwork.cache.Args;
 import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cache.Priority;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A sharded off-heap LRU cache with three priority pools, as RocksDB's LRUCache: entries, the hash
@@ -25,8 +24,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * room, an insert is refused under a strict limit (if the caller wanted a handle), or dropped
  * "as if inserted and evicted at once" (if not), or else stored over capacity.
  *
- * <p>Handles ({@link LruHandle}) name a slab record by index and generation; each use checks them,
- * so a made-up, foreign or stale handle gets an exception, never another entry's bytes.
+ * <p>Handles ({@link LruHandle}) name a slab record by index and carry a check of its stamp; each
+ * use checks them, so a made-up, foreign or stale handle gets an exception, never another
+ * entry's bytes (but with the probabilities {@link EntryStamp} gives).
  */
 public final class LruCache extends NativeCache {
     /** RocksDB's default minimum shard size for LRUCache when choosing shard bits. */
@@ -34,12 +34,14 @@ public final class LruCache extends NativeCache {
 
     private final LruShard[] shards;
     private final int shardMask;
+    private final int shardBits;
 
     private LruCache(CacheMemory memory, LruShard[] shards, long capacity, long hashSeed,
                      Admission admission) {
         super(memory, capacity, hashSeed, admission);
         this.shards = shards;
         this.shardMask = shards.length - 1;
+        this.shardBits = Integer.numberOfTrailingZeros(shards.length);
     }
 
     public static Builder builder() {
@@ -83,11 +85,10 @@ public final class LruCache extends NativeCache {
             int count = shardCount();
             long perShard = perShardCapacity(capacity, count);
             LruShard[] shards = new LruShard[count];
-            // Random per cache, so that another cache's handles do not match ours.
-            int handleSalt = ThreadLocalRandom.current().nextInt();
+            int shardBits = Integer.numberOfTrailingZeros(count);
             try {
                 for (int i = 0; i < count; i++) {
-                    shards[i] = new LruShard(memory.all(), i, handleSalt, memory.stats, perShard,
+                    shards[i] = new LruShard(memory.all(), i, shardBits, memory.stampSalt, memory.stats, perShard,
                             strictCapacityLimit, highPriPoolRatio, lowPriPoolRatio,
                             chargeMetadata);
                 }
@@ -116,11 +117,10 @@ public final class LruCache extends NativeCache {
 
     /** The shard a handle names, or an exception if it cannot be one of ours. */
     private LruShard shardOfHandle(long handle) {
-        int shard = LruHandle.shard(handle);
-        if (!LruHandle.tagged(handle) || shard > shardMask) {
+        if (!LruHandle.isWellFormed(handle)) {
             throw foreign(handle);
         }
-        return shards[shard];
+        return shards[LruHandle.shard(handle, shardBits)];
     }
 
     private static IllegalArgumentException foreign(long handle) {
@@ -134,7 +134,7 @@ public final class LruCache extends NativeCache {
 
     @Override
     void checkRecord(long handle, long lengthWord) {
-        shards[LruHandle.shard(handle)].checkGeneration(handle, (int) (lengthWord >>> 32));
+        LruShard.checkStamp(handle, (int) (lengthWord >>> 32));
     }
 
     // ---------------------------------------------------------------- operations

@@ -26,7 +26,7 @@ package dev.clockwork.offheap;
  *  +--------------------------------------------------------------+
  *  |                 Value length                                 | 40
  *  +--------------------------------------------------------------+
- *  |        Generation (RecordSlab: odd while it holds an entry)  | 44
+ *  |        Stamp (EntryStamp: odd while it holds an entry)       | 44
  *  +--------------------------------------------------------------+
  *  |                 LRU list: previous (older) entry             | 48
  *  |                                                              |
@@ -41,12 +41,12 @@ package dev.clockwork.offheap;
  *
  * <p>Every field is written under the shard's lock, so plain accesses do. Reading a pinned entry's
  * value, length and charge through its handle takes no lock: the reference held keeps them from
- * changing. That path also reads the generation and refs without the lock to refuse a stale handle;
- * a racing (buggy) caller may see them torn, but only ever reads slab memory.
+ * changing. That path also reads the stamp without the lock, before and after its read, to refuse
+ * a stale handle (NativeCache#value); a racing (buggy) caller only ever reads slab memory.
  *
  * <p>The list links are addresses, not indexes, because they are followed on every hit; the hash
- * link is an index so that buckets take 4 bytes. The generation sits right after the value length
- * so that reading a value through a handle checks the generation without another memory access
+ * link is an index so that buckets take 4 bytes. The stamp sits right after the value length
+ * so that reading a value through a handle checks the stamp without another memory access
  * (an access through a scoped segment is a bounds and liveness check in compiled code, and with
  * one more the value path outgrows what C2 inlines, and its view escapes: 40 B per read).
  */
@@ -61,7 +61,7 @@ final class LruEntryLayout {
     static final long CHARGE_OFFSET = SlotLayout.CHARGE_OFFSET;
     static final long VALUE_LENGTH_OFFSET = SlotLayout.VALUE_LENGTH_OFFSET;
     /** Beside the value length: one 8-byte read gives a handle check both (see NativeCache). */
-    static final long GENERATION_OFFSET = RecordSlab.GENERATION_OFFSET;
+    static final long STAMP_OFFSET = RecordSlab.STAMP_OFFSET;
     static final long LRU_PREV_OFFSET = 48;
     static final long LRU_NEXT_OFFSET = 56;
 

@@ -1,61 +1,44 @@
 package dev.clockwork.offheap;
 
 /**
- * An LRU cache handle: where the entry's record is, and which incarnation of that record it
- * names.
+ * An LRU cache handle: an {@link EntryStamp} handle whose location names a slab record and its
+ * shard.
  *
  * <pre>
- *   63  62  61 ........... 47  46 ........... 31  30 ..................... 0
- *  | 0 | 1 | generation (15) |   shard (16)     |   record index (31)      |
+ *   63  62   61 .......... 40   39 ................................... 0
+ *  | 0 | 0 | check (22 bits)  | record index | shard (shardBits)        |
  * </pre>
  *
- * <p>Bit 62 tells it from {@link dev.clockwork.cache.Cache#MISS} and from HyperClock handles. The
- * generation field is the record's generation (odd while the record holds an entry, moved on at
- * each allocation and free, see {@link RecordSlab}) XOR a random salt drawn per cache, low 15 bits.
- * So a handle is refused when its record holds no entry; when its entry was freed, unless the
- * record was reused a multiple of 16,384 times since; and when it comes from another cache, unless
- * the salts and generations line up (about 1 in 32,768).
+ * <p>The shard sits in the low bits, so a cache of {@code 2^shardBits} shards names up to
+ * {@code 2^(40 - shardBits)} records per shard (and the slab's 31-bit index bounds it too). A
+ * handle is checked against the stamp of the record its location names (see {@link EntryStamp}
+ * for what that accepts).
  */
 final class LruHandle {
-    static final long TAG = 1L << 62;
-    static final int INDEX_BITS = 31;
-    static final int SHARD_BITS = 16;
-    static final int GENERATION_SHIFT = INDEX_BITS + SHARD_BITS;
-    static final int GENERATION_MASK = (1 << 15) - 1;
-    private static final long INDEX_MASK = (1L << INDEX_BITS) - 1;
-    private static final long SHARD_MASK = (1L << SHARD_BITS) - 1;
-
     private LruHandle() {
     }
 
-    static long of(int shard, int index, int generation, int salt) {
-        return TAG | ((long) ((generation ^ salt) & GENERATION_MASK) << GENERATION_SHIFT)
-                | ((long) shard << INDEX_BITS) | index;
+    static long of(int shard, int shardBits, int index, int stamp) {
+        return EntryStamp.handle(0, ((long) index << shardBits) | shard, stamp);
     }
 
-    /** Whether the tag bits are right (the rest is checked against the cache). */
-    static boolean tagged(long handle) {
-        return (handle >>> 62) == 1;
+    /** Whether a number has an LRU handle's shape (the rest is checked against the cache). */
+    static boolean isWellFormed(long handle) {
+        return EntryStamp.isWellFormed(handle) && !EntryStamp.isKind(handle);
     }
 
-    static int shard(long handle) {
-        return (int) ((handle >>> INDEX_BITS) & SHARD_MASK);
+    static int shard(long handle, int shardBits) {
+        return (int) (EntryStamp.location(handle) & ((1L << shardBits) - 1));
     }
 
-    static int index(long handle) {
-        return (int) (handle & INDEX_MASK);
+    /** The record index, or -1 if it is beyond any slab's (31 bits). */
+    static int index(long handle, int shardBits) {
+        long index = EntryStamp.location(handle) >>> shardBits;
+        return index > Integer.MAX_VALUE ? -1 : (int) index;
     }
 
-    static int generation(long handle) {
-        return (int) (handle >>> GENERATION_SHIFT) & GENERATION_MASK;
-    }
-
-    /**
-     * Whether a handle names the entry its record holds: the record holds one (odd generation)
-     * and the generations match.
-     */
-    static boolean names(long handle, int recordGeneration, int salt) {
-        return (recordGeneration & 1) != 0
-                && ((recordGeneration ^ salt) & GENERATION_MASK) == generation(handle);
+    /** Most records a shard of a cache with {@code 2^shardBits} shards may hand out. */
+    static long maxRecords(int shardBits) {
+        return Math.min(1L << (EntryStamp.LOCATION_BITS - shardBits), Integer.MAX_VALUE);
     }
 }

@@ -1,7 +1,7 @@
 package dev.clockwork.offheap;
 
 import static dev.clockwork.offheap.LruEntryLayout.CHARGE_OFFSET;
-import static dev.clockwork.offheap.LruEntryLayout.GENERATION_OFFSET;
+import static dev.clockwork.offheap.LruEntryLayout.STAMP_OFFSET;
 import static dev.clockwork.offheap.LruEntryLayout.HAS_HIT;
 import static dev.clockwork.offheap.LruEntryLayout.HASH_NEXT_OFFSET;
 import static dev.clockwork.offheap.LruEntryLayout.IN_CACHE;
@@ -79,8 +79,8 @@ final class LruShard {
     private boolean freed;
     private final RecordSlab slab;
     private final int shardNumber;
-    /** The cache's random salt of handle generations (see {@link LruHandle}). */
-    private final int handleSalt;
+    /** log2 of the cache's shard count: the low bits of a handle's location (LruHandle). */
+    private final int shardBits;
     private final StatsCounters stats;
     /** Bytes each entry adds to its charge for its record (0 unless metadata is charged). */
     private final long metaCharge;
@@ -116,11 +116,11 @@ final class LruShard {
     private long highPoolUsage;
     private long lowPoolUsage;
 
-    LruShard(MemorySegment mem, int shardNumber, int handleSalt, StatsCounters stats,
+    LruShard(MemorySegment mem, int shardNumber, int shardBits, long stampSalt, StatsCounters stats,
              long capacity, boolean strict, double highRatio, double lowRatio,
              boolean chargeMetadata) {
         this.shardNumber = shardNumber;
-        this.handleSalt = handleSalt;
+        this.shardBits = shardBits;
         this.stats = stats;
         this.metaCharge = chargeMetadata ? LruEntryLayout.ENTRY_BYTES : 0;
         this.highRatio = highRatio;
@@ -129,7 +129,8 @@ final class LruShard {
         this.hasLowPool = POOLS && lowRatio > 0;
         this.pools = hasHighPool || hasLowPool;
         this.strict = strict;
-        this.slab = new RecordSlab(mem, RAW);
+        this.slab = new RecordSlab(mem, RAW, stampSalt,
+                (long) shardNumber << EntryStamp.LOCATION_BITS, LruHandle.maxRecords(shardBits));
         this.head = NativeMemory.allocate(LruEntryLayout.ENTRY_BYTES);
         setPrev(head, head);
         setNext(head, head);
@@ -361,16 +362,17 @@ final class LruShard {
     // ---------------------------------------------------------------- handles
 
     private long handleOf(long e, int index) {
-        return LruHandle.of(shardNumber, index, slab.generation(e), handleSalt);
+        return LruHandle.of(shardNumber, shardBits, index, slab.stamp(e));
     }
 
     /**
-     * The entry a handle names, if it is pinned now; checked under the lock, so a double release
-     * or a stale handle is always refused (bar a generation wrap, see {@link LruHandle}).
+     * The entry a handle names, if it is pinned now; checked under the lock, so a second release
+     * of an entry nobody else holds, or a stale handle, is always refused (but with the
+     * probabilities {@link EntryStamp} gives).
      */
     private long pinnedEntry(long handle) {
-        long e = slab.addressOf(LruHandle.index(handle));
-        if (e < 0 || !LruHandle.names(handle, slab.generation(e), handleSalt)) {
+        long e = recordAddress(handle);
+        if (!EntryStamp.names(handle, slab.stamp(e))) {
             throw noEntry(handle);
         }
         if (refs(refsAndFlags(e)) == 0) {
@@ -381,17 +383,15 @@ final class LruShard {
 
     /**
      * The record of a handle, for reading its value without the lock, or an exception if the
-     * index lies outside the slab; the caller then checks the generation with
-     * {@link #checkGeneration}. A correct caller holds a reference, so the record cannot change.
-     * A handle whose record holds no entry, or another entry than the handle's, is refused (see
-     * {@link LruHandle}). One released too early, while its entry is still cached, is not: its
-     * value is still the key's until the entry is freed; release and ref, under the lock, refuse
-     * it. Only slab memory is read, never freed before close; a caller racing a free with a stale
-     * handle can still get a view of a value being freed, which only holding the reference rules
-     * out.
+     * index lies outside the slab; the caller then checks the stamp with {@link #checkStamp}, and
+     * again after its read (NativeCache). A correct caller holds a reference, so the record
+     * cannot change. A handle whose record holds no entry, or another entry than the handle's,
+     * is refused (see {@link EntryStamp}). One released too early, while its entry is still
+     * cached, is not: its value is still the key's until the entry is freed; release and ref,
+     * under the lock, refuse it. Only slab memory is read, never freed before close.
      */
     long recordAddress(long handle) {
-        long e = slab.addressOf(LruHandle.index(handle));
+        long e = slab.addressOf(LruHandle.index(handle, shardBits));
         if (e < 0) {
             throw noEntry(handle);
         }
@@ -399,8 +399,8 @@ final class LruShard {
     }
 
     /** Refuses a handle that does not name the entry its record holds now. */
-    void checkGeneration(long handle, int generation) {
-        if (!LruHandle.names(handle, generation, handleSalt)) {
+    static void checkStamp(long handle, int stamp) {
+        if (!EntryStamp.names(handle, stamp)) {
             throw noEntry(handle);
         }
     }
@@ -493,11 +493,16 @@ final class LruShard {
         return true;
     }
 
+    /**
+     * Frees an entry's record, then its value: a value read through a stale handle, unlocked,
+     * sees the record's stamp move before the value's memory is given back (RecordSlab#free).
+     */
     private void free(long e) {
         usage -= totalCharge(e);
-        NativeMemory.free(RAW.get(LONG, e + VALUE_ADDRESS_OFFSET),
-                RAW.get(INT, e + VALUE_LENGTH_OFFSET));
+        long valueAddress = RAW.get(LONG, e + VALUE_ADDRESS_OFFSET);
+        int valueLength = RAW.get(INT, e + VALUE_LENGTH_OFFSET);
         slab.free(slab.indexOf(e));
+        NativeMemory.free(valueAddress, valueLength);
     }
 
     /** Evicts the oldest unreferenced entries until {@code charge} more fits, or none is left. */
@@ -595,7 +600,7 @@ final class LruShard {
     private void freeMemory() {
         freed = true;
         slab.forEachCarved(record -> {
-            if (RecordSlab.isLive(RAW.get(INT, record + GENERATION_OFFSET))) {
+            if (RecordSlab.isLive(RAW.get(INT, record + STAMP_OFFSET))) {
                 NativeMemory.free(RAW.get(LONG, record + VALUE_ADDRESS_OFFSET),
                         RAW.get(INT, record + VALUE_LENGTH_OFFSET));
             }
@@ -640,7 +645,7 @@ final class LruShard {
                 examined++;
                 long e = slab.address(index);
                 if ((refsAndFlags(e) & IN_CACHE) == 0
-                        || !RecordSlab.isLive(slab.generation(e))) {
+                        || !RecordSlab.isLive(slab.stamp(e))) {
                     continue;
                 }
                 cache.visitEntry(visitor, readsValues, key0(e), key1(e),

@@ -9,6 +9,7 @@ import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.hash.KeyHash;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 
 /**
  * What every off-heap cache shares, whatever its index: key hashing, the admission hook and
@@ -97,11 +98,37 @@ public abstract class NativeCache implements Cache {
      */
     abstract void checkRecord(long handle, long lengthWord);
 
-    /** The checked record's length word (see {@link #checkRecord}). */
+    /**
+     * The checked record's length word (see {@link #checkRecord}). Acquire: the fields read after
+     * it (value address, charge) are at least as new as the stamp in it.
+     */
     private long lengthWord(long handle, long record) {
-        long word = memory.all().get(ValueLayout.JAVA_LONG, SlotLayout.valueLengthOffset(record));
+        long word = (long) ClockTable.LONG.getAcquire(memory.all(),
+                SlotLayout.valueLengthOffset(record));
         checkRecord(handle, word);
         return word;
+    }
+
+    /**
+     * Confirms that what was read of a record after {@link #lengthWord} belongs to the entry the
+     * handle names: the stamp has not moved since (the length word is unchanged) and the value
+     * address is not the zero an erased slot leaves. A slot's stamp moves on before its value
+     * address is cleared and before the value is freed, and every reuse moves it again; so a
+     * read that straddles a free, or a free and a reuse, sees a changed word here, and the
+     * caller, whose handle was not pinned, gets an exception instead of address 0 or another
+     * entry's bytes. For a caller that holds its reference this never fails.
+     */
+    private void confirmRead(long handle, long record, long word, long valueAddress) {
+        VarHandle.loadLoadFence(); // the reads before stay before the second read of the word
+        long again = memory.all().get(ValueLayout.JAVA_LONG, SlotLayout.valueLengthOffset(record));
+        if (again != word || valueAddress == 0) {
+            throw freedWhileRead(handle);
+        }
+    }
+
+    private static IllegalStateException freedWhileRead(long handle) {
+        return new IllegalStateException("handle " + handle + " is not pinned: its entry was"
+                + " freed while it was read (released already?)");
     }
 
     /** Passes a new capacity on to the shards. */
@@ -138,10 +165,11 @@ public abstract class NativeCache implements Cache {
     public final MemorySegment value(long handle) {
         checkOpen();
         long record = recordAddress(handle);
-        int length = (int) lengthWord(handle, record);
+        long word = lengthWord(handle, record);
         long address = memory.all().get(ValueLayout.JAVA_LONG,
                 SlotLayout.valueAddressOffset(record));
-        return memory.allReadOnly().asSlice(address, length);
+        confirmRead(handle, record, word, address);
+        return memory.allReadOnly().asSlice(address, (int) word);
     }
 
     @Override
@@ -154,8 +182,10 @@ public abstract class NativeCache implements Cache {
     public final long charge(long handle) {
         checkOpen();
         long record = recordAddress(handle);
-        lengthWord(handle, record);
-        return memory.all().get(ValueLayout.JAVA_LONG, SlotLayout.chargeOffset(record));
+        long word = lengthWord(handle, record);
+        long charge = memory.all().get(ValueLayout.JAVA_LONG, SlotLayout.chargeOffset(record));
+        confirmRead(handle, record, word, 1); // the address is not read: only the stamp counts
+        return charge;
     }
 
     @Override
@@ -163,14 +193,17 @@ public abstract class NativeCache implements Cache {
         checkOpen();
         Args.requireNonNull("dst", dst);
         long record = recordAddress(handle);
-        int length = (int) lengthWord(handle, record);
+        long word = lengthWord(handle, record);
+        int length = (int) word;
         MemorySegment all = memory.all();
         long address = all.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(record));
+        confirmRead(handle, record, word, address);
         if (offset < 0 || offset > dst.length - length) {
             throw new IllegalArgumentException("dst has room for " + (dst.length - offset)
                     + " bytes at offset " + offset + ", value has " + length);
         }
         MemorySegment.copy(all, ValueLayout.JAVA_BYTE, address, dst, offset, length);
+        confirmRead(handle, record, word, address); // freed during the copy: the bytes are not its
         return length;
     }
 
@@ -179,14 +212,17 @@ public abstract class NativeCache implements Cache {
         checkOpen();
         Args.requireNonNull("dst", dst);
         long record = recordAddress(handle);
-        int length = (int) lengthWord(handle, record);
+        long word = lengthWord(handle, record);
+        int length = (int) word;
         MemorySegment all = memory.all();
         long address = all.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(record));
+        confirmRead(handle, record, word, address);
         if (offset < 0 || offset > dst.byteSize() - length) {
             throw new IllegalArgumentException("dst has room for " + (dst.byteSize() - offset)
                     + " bytes at offset " + offset + ", value has " + length);
         }
         MemorySegment.copy(all, address, dst, offset, length);
+        confirmRead(handle, record, word, address); // freed during the copy: the bytes are not its
         return length;
     }
 

@@ -2,6 +2,7 @@ package dev.clockwork.offheap;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 
 /**
@@ -11,7 +12,7 @@ import java.util.Arrays;
  * address cannot be checked without reading it (a crash) or keeping a heap set of live entries
  * (the heap would grow with entries). An index can: it is bounds-checked against the chunk table,
  * which is native memory that only grows and is freed at close, so any index that passes the check
- * reads a record of this slab, live or free, and the record's generation tells a stale handle
+ * reads a record of this slab, live or free, and the record's stamp tells a stale handle
  * apart. Carving also saves malloc's 16-byte header per entry.
  *
  * <pre>
@@ -30,9 +31,9 @@ import java.util.Arrays;
  * <p>The first 64 bytes of each chunk are its header, never a record: they hold the chunk's number,
  * so a record's address gives back its index ({@link #indexOf}) with one read, and index 0 means
  * "none" in the chains that link records by index. A free record's first int holds the next free
- * index. The int at {@link #GENERATION_OFFSET}, the generation, is incremented when the record is handed out and again
- * when it is freed: a record holds an entry exactly when its generation is odd, and every
- * index-and-generation pair handed out before a free stops matching at once.
+ * index. The int at {@link #STAMP_OFFSET} is the record's stamp ({@link EntryStamp}): it
+ * moves on when the record is handed out and again when it is freed, so a record holds an entry
+ * exactly when its stamp is odd, and every handle made before a free stops matching at once.
  *
  * <p>Allocation and freeing run under the owner's lock. {@link #addressOf} may run without it. It
  * reads the published chunk count, then the table (both volatile): a table is published before any
@@ -53,15 +54,20 @@ final class RecordSlab {
 
     static final long FREE_NEXT_OFFSET = 0;
     /**
-     * Where the generation lives: the second half of a record's eighth word, so that an owner
+     * Where the stamp lives: the second half of a record's eighth word, so that an owner
      * can read it with the int before it in one access (the LRU entry's value length).
      */
-    static final long GENERATION_OFFSET = 44;
+    static final long STAMP_OFFSET = 44;
 
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
     private static final int FIRST_TABLE_CHUNKS = 4;
 
+    private final long stampSalt;
+    /** Or'ed with a record's index: a number no other slot or record of the cache has. */
+    private final long identityBase;
+    /** Indexes at or above it are never handed out (chunk headers count among them). */
+    private final int maxIndex;
     /** All memory, scoped to the cache's arena: for {@link #addressOf}, which runs unlocked. */
     private final MemorySegment mem;
     /** All memory, unscoped: for everything else, which runs under the owner's lock. */
@@ -81,14 +87,30 @@ final class RecordSlab {
     private long[] retiredTables = new long[0];
     private int[] retiredTableChunks = new int[0];
 
-    RecordSlab(MemorySegment mem, MemorySegment raw) {
+    /**
+     * @param stampSalt the cache's salt for seeding stamps ({@link CacheMemory#stampSalt})
+     * @param identityBase or'ed with a record's index, a number no other slot or record of the
+     *     cache has (its bits above the index's 31)
+     * @param maxRecords most records the slab hands out (its indexes must fit its handles);
+     *     more are refused with {@link IllegalStateException}
+     */
+    RecordSlab(MemorySegment mem, MemorySegment raw, long stampSalt, long identityBase,
+               long maxRecords) {
         this.mem = mem;
         this.raw = raw;
+        this.stampSalt = stampSalt;
+        this.identityBase = identityBase;
+        this.maxIndex = (int) Math.min(maxRecords, Integer.MAX_VALUE);
         this.tableChunks = FIRST_TABLE_CHUNKS;
         long t = NativeMemory.allocate(tableBytes(tableChunks));
         this.table = t;
         this.lockedTable = t;
-        addChunk();
+        try {
+            addChunk();
+        } catch (OutOfMemoryError e) {
+            NativeMemory.free(t, tableBytes(tableChunks));
+            throw e;
+        }
     }
 
     private static long tableBytes(int chunks) {
@@ -127,31 +149,38 @@ final class RecordSlab {
         return t;
     }
 
-    /** Hands out a record: its generation moved on to an odd number, its other bytes stale. */
+    /** Hands out a record: its stamp moved on to an odd number, its other bytes stale. */
     int allocate() {
         int index = freeHead;
         if (index != 0) {
             freeHead = raw.get(INT, address(index) + FREE_NEXT_OFFSET);
         } else {
+            if (fresh >= maxIndex) {
+                throw new IllegalStateException("a shard holds at most " + maxIndex
+                        + " entries (records a handle can name)");
+            }
             if (fresh >>> CHUNK_SHIFT == chunks) {
                 addChunk(); // the newest chunk is used up
             }
             index = fresh++;
         }
-        nextGeneration(address(index));
+        long record = address(index);
+        raw.set(INT, record + STAMP_OFFSET,
+                EntryStamp.live(stamp(record), stampSalt, identityBase | index));
         return index;
     }
 
-    /** Returns a record to the free list; its generation moves on to an even number. */
+    /**
+     * Returns a record to the free list; its stamp moves on to an even number first. Whatever the
+     * caller frees after this (the entry's value) is freed after the stamp's store is seen: a
+     * value read through a handle reads the stamp again after its read and refuses a moved one.
+     */
     void free(int index) {
         long record = address(index);
+        raw.set(INT, record + STAMP_OFFSET, EntryStamp.dead(stamp(record)));
+        VarHandle.storeStoreFence();
         raw.set(INT, record + FREE_NEXT_OFFSET, freeHead);
-        nextGeneration(record);
         freeHead = index;
-    }
-
-    private void nextGeneration(long record) {
-        raw.set(INT, record + GENERATION_OFFSET, raw.get(INT, record + GENERATION_OFFSET) + 1);
     }
 
     /** The address of a record; for indexes this slab handed out, under the owner's lock. */
@@ -180,13 +209,22 @@ final class RecordSlab {
         return (chunk << CHUNK_SHIFT) | (int) ((record >>> RECORD_SHIFT) & (RECORDS_PER_CHUNK - 1));
     }
 
-    /** Whether a record holds an entry (its generation is odd). */
-    static boolean isLive(int generation) {
-        return (generation & 1) != 0;
+    /** Whether a record holds an entry (its stamp is odd). */
+    static boolean isLive(int stamp) {
+        return EntryStamp.isLive(stamp);
     }
 
-    int generation(long record) {
-        return raw.get(INT, record + GENERATION_OFFSET);
+    int stamp(long record) {
+        return raw.get(INT, record + STAMP_OFFSET);
+    }
+
+    /** Native bytes the slab holds: its chunks and its chunk tables, outgrown ones included. */
+    long nativeBytes() {
+        long bytes = (long) chunks * CHUNK_BYTES + tableBytes(tableChunks);
+        for (int retired : retiredTableChunks) {
+            bytes += tableBytes(retired);
+        }
+        return bytes;
     }
 
     /** Chunks' records, headers included: the slab's native footprint is this x 64 B. */

@@ -24,7 +24,7 @@ package dev.clockwork.offheap;
  *  +--------------------------------------------------------------+
  *  |                 Value length                                 | 40
  *  +--------------------------------------------------------------+
- *  |S|- -|  generation (13)        |  shard of a standalone entry | 44
+ *  |                 Stamp (see EntryStamp)                       | 44
  *  +--------------------------------------------------------------+
  *  |   Fixed table: displacements (atomic) | Auto: chain head     | 48
  *  |   Fixed table: unused                 |   (see ChainPointer)   |
@@ -40,16 +40,17 @@ package dev.clockwork.offheap;
  * the same line as an entry makes the common lookup, an entry stored at its own home, one cache
  * miss.
  *
- * <p>The flags word holds the standalone bit S, the slot's <em>generation</em> and, in a standalone
- * entry, its shard (for usage accounting). The generation is odd exactly while the slot holds an
- * entry: writing an entry and freeing it each move it on by one, so a handle that carries it
- * ({@link ClockHandle}) can tell its own entry from a later one in the same slot, or from none.
- * The value path reads it for free: it shares an 8-byte word with the value length.
+ * <p>The stamp is odd exactly while the slot holds an entry and moves on when an entry is written
+ * and when it is freed, so a handle that carries it ({@link ClockHandle}) can tell its own entry
+ * from a later one in the same slot, another slot's, or none ({@link EntryStamp}). The value path
+ * reads it for free: it shares an 8-byte word with the value length, and reading that word again
+ * after the value address tells whether the entry was freed in between (see
+ * {@link NativeCache#value}).
  *
  * <p>The value address is non-zero exactly while the slot owns a value, whatever the meta word
- * says: it is the first field an insert writes and is zeroed before the value is freed. That is
- * what lets {@code close()} free every value a racing call left half inserted or half evicted
- * (see {@link ClockTable#freeAll}).
+ * says: it is the first field an insert writes and is zeroed before the value is freed, after the
+ * stamp has moved on. That is what lets {@code close()} free every value a racing call left half
+ * inserted or half evicted (see {@link ClockTable#freeAll}).
  *
  * <p>Every field but the meta word and displacements is written only by the thread that owns the
  * slot in the "under construction" state, and published by the release store of the meta word;
@@ -65,30 +66,12 @@ final class SlotLayout {
     static final long VALUE_ADDRESS_OFFSET = 24;
     static final long CHARGE_OFFSET = 32;
     static final long VALUE_LENGTH_OFFSET = 40;
-    static final long FLAGS_OFFSET = 44;
+    static final long STAMP_OFFSET = 44;
     static final long DISPLACEMENTS_OFFSET = 48;
     static final long HEAD_OFFSET = 48;
     static final long NEXT_OFFSET = 56;
 
-    /** Flag bit: the entry lives outside any table (duplicate key or full table). */
-    static final int FLAG_STANDALONE = 1 << 31;
-    /** Flag bits holding the shard index of a standalone entry, for usage accounting. */
-    static final int FLAG_SHARD_MASK = 0xFFFF;
-    /** Where the generation sits in the flags word, and its width (13 bits). */
-    static final int GENERATION_SHIFT = 16;
-    static final int GENERATION_MASK = (1 << 13) - 1;
-
     private SlotLayout() {
-    }
-
-    static int generation(int flags) {
-        return (flags >>> GENERATION_SHIFT) & GENERATION_MASK;
-    }
-
-    /** The flags word with the generation moved on by one (wrapping), other bits kept. */
-    static int nextGeneration(int flags) {
-        int next = (generation(flags) + 1) & GENERATION_MASK;
-        return (flags & ~(GENERATION_MASK << GENERATION_SHIFT)) | (next << GENERATION_SHIFT);
     }
 
     /** Byte offset of slot {@code index} within a table. */
@@ -120,8 +103,8 @@ final class SlotLayout {
         return slot + VALUE_LENGTH_OFFSET;
     }
 
-    static long flagsOffset(long slot) {
-        return slot + FLAGS_OFFSET;
+    static long stampOffset(long slot) {
+        return slot + STAMP_OFFSET;
     }
 
     static long displacementsOffset(long slot) {

@@ -156,7 +156,7 @@ class FixedHyperClockCacheTest {
         // its address part could name any memory.
         assertThrows(IllegalStateException.class, () -> cache.value(standalone));
         assertThrows(IllegalStateException.class, () -> cache.valueSize(standalone));
-        long madeUp = HyperClockCache.STANDALONE_TAG | 0x10;
+        long madeUp = EntryStamp.KIND | 0x10;
         assertThrows(IllegalStateException.class, () -> cache.value(madeUp));
         assertThrows(IllegalStateException.class,
                 () -> cache.copyValue(madeUp, new byte[64], 0));
@@ -392,7 +392,7 @@ class FixedHyperClockCacheTest {
     /**
      * RocksDB's FIXME in Release, replayed step by step (white-box): an erasing release drops the
      * last reference to A v1, erase frees A v1, and A v2 takes the same slot before the release's
-     * CAS. The release must notice the slot's new generation and stand down, not free A v2.
+     * CAS. The release must notice the slot's new stamp and stand down, not free A v2.
      */
     @Test
     void anErasingReleaseDoesNotFreeTheEntryThatReplacedItsOwn() {
@@ -400,17 +400,17 @@ class FixedHyperClockCacheTest {
         cache.insert(1, 1, bytes(10, 1), 0, 10, 10, Priority.LOW);
         long h = cache.lookup(1, 1);
         ClockTable table = cache.tables[0];
-        long slot = ClockHandle.slotIndex(h) << SlotLayout.SLOT_SHIFT;
-        int generation = SlotLayout.generation(table.flags(slot));
+        long slot = cache.slotOf(h);
+        int stamp = table.stamp(slot);
 
         long old = table.getAndAddMetaRelease(slot, ClockMeta.RELEASE_ONE); // the release's drop
         assertTrue(cache.erase(1, 1), "erase frees A v1: no reference is left");
         assertTrue(cache.insert(1, 1, bytes(10, 2), 0, 10, 10, Priority.LOW));
         long h2 = cache.lookup(1, 1);
-        assertEquals(slot, ClockHandle.slotIndex(h2) << SlotLayout.SLOT_SHIFT, "same slot");
+        assertEquals(slot, cache.slotOf(h2), "same slot");
         cache.release(h2);
 
-        assertFalse(table.freeIfUnreferenced(slot, old, old + ClockMeta.RELEASE_ONE, generation),
+        assertFalse(table.freeIfUnreferenced(slot, old, old + ClockMeta.RELEASE_ONE, stamp),
                 "the release freed the newcomer");
         long h3 = cache.lookup(1, 1);
         assertArrayEquals(bytes(10, 2), read(cache, h3));

@@ -1003,11 +1003,16 @@ class LruCacheTest {
         assertArrayEquals(valueOf(key), v.toArray(ValueLayout.JAVA_BYTE));
     }
 
-    /** The same record, another generation: a handle that was never handed out for it. */
+    /** The same record, another (odd) stamp check: a handle never handed out for it. */
     private static long otherGeneration(long handle, int delta) {
-        int generation = (LruHandle.generation(handle) + delta) & LruHandle.GENERATION_MASK;
-        return (handle & ~((long) LruHandle.GENERATION_MASK << LruHandle.GENERATION_SHIFT))
-                | ((long) generation << LruHandle.GENERATION_SHIFT);
+        long checkMask = ((1L << EntryStamp.CHECK_BITS) - 1) << EntryStamp.LOCATION_BITS;
+        long check = (handle + ((long) delta << (EntryStamp.LOCATION_BITS + 1))) & checkMask;
+        return (handle & ~checkMask) | check;
+    }
+
+    /** A handle with the given check bits and location (a one-shard cache's record index). */
+    private static long madeUp(long check, long location) {
+        return (check << EntryStamp.LOCATION_BITS) | location;
     }
 
     @Test
@@ -1017,13 +1022,12 @@ class LruCacheTest {
         put(cache, 2, HIGH);
         long two = lookup(cache, 2);
         assertFalse(cache.release(two)); // a real handle, of an entry no longer pinned
-        long tag = LruHandle.TAG;
         long[] madeUp = {
             Cache.MISS, 12345L, -1L, Long.MAX_VALUE, Long.MIN_VALUE,
-            tag,                                        // record 0 is "none"
-            tag | (1L << 47) | 1024,                    // a chunk that is not there
-            tag | 0x7FFF_FFFFL,                         // the largest index
-            tag | (1L << 31) | LruHandle.index(pinned), // shard 1 of a one-shard cache
+            madeUp(1, 0),                                   // record 0 is "none"
+            madeUp(1 << 7, 1024),                           // a chunk that is not there
+            madeUp(1, 0x7FFF_FFFFL),                        // the largest index
+            madeUp(1, (1L << 31) | LruHandle.index(pinned, 0)), // beyond any slab's index
             otherGeneration(pinned, 1), otherGeneration(pinned, -1),
             otherGeneration(pinned, 1 << 14),
             otherGeneration(two, 1), otherGeneration(two, 12345),
@@ -1036,8 +1040,8 @@ class LruCacheTest {
         assertValueOfOrRefused(cache, two, 2);
         // Records never handed out: not pinned, whatever the generation.
         for (int g = 0; g < 4; g++) {
-            assertRefusedUnderTheLock(cache, tag | ((long) g << 47) | 3);
-            assertRefusedUnderTheLock(cache, tag | ((long) g << 47) | 1023);
+            assertRefusedUnderTheLock(cache, madeUp(2 * g + 1, 3));
+            assertRefusedUnderTheLock(cache, madeUp(2 * g + 1, 1023));
         }
 
         assertValueOf(cache, pinned, 1);
@@ -1055,7 +1059,7 @@ class LruCacheTest {
         assertTrue(cache.release(stale, true)); // freed; its record is free
         assertRefused(cache, stale);
         long reuse = pin(cache, 2, LOW);       // takes the same record again
-        assertEquals(LruHandle.index(stale), LruHandle.index(reuse), "the record was reused");
+        assertEquals(LruHandle.index(stale, 0), LruHandle.index(reuse, 0), "the record was reused");
         assertNotEquals(stale, reuse);
         assertRefused(cache, stale);
         assertValueOf(cache, reuse, 2);
@@ -1086,7 +1090,7 @@ class LruCacheTest {
         long theirs = pin(other, 7, LOW);
         other.release(theirs, true);
         long theirs2 = pin(other, 8, LOW);
-        assertEquals(LruHandle.index(mine), LruHandle.index(theirs2));
+        assertEquals(LruHandle.index(mine, 0), LruHandle.index(theirs2, 0));
         assertNotEquals(mine, theirs2);
         assertRefused(cache, theirs2);
         // A record this cache never handed out: nothing to release.
@@ -1101,7 +1105,7 @@ class LruCacheTest {
         for (long k = 0; far == Cache.MISS; k++) {
             byte[] v = valueOf(k);
             long h = sharded.insertPinned(k, key1(k), v, 0, v.length, C, LOW);
-            if (LruHandle.shard(h) != 0) {
+            if (LruHandle.shard(h, 4) != 0) {
                 far = h;
             } else {
                 sharded.release(h);
@@ -1120,10 +1124,10 @@ class LruCacheTest {
     }
 
     /**
-     * Two fresh caches would hand out the same handle for their first record (shard 0, index 1,
-     * first generation) but for the per-cache salt in the generation bits; so a handle of one is
-     * refused by the other, instead of reading or releasing its own entry. The salts' low 15 bits
-     * coincide for 1 pair of caches in 32,768: then the next cache is tried.
+     * Two fresh caches hand out handles for the same record (shard 0, index 1) whose checks are
+     * drawn from each cache's own salt; so a handle of one is refused by the other, instead of
+     * reading or releasing its own entry. The checks coincide for 1 pair of caches in 2^21: then
+     * the next cache is tried.
      */
     @Test
     void aForeignHandleOfTheSameRecordIsRefused() {
@@ -1136,7 +1140,7 @@ class LruCacheTest {
             theirs = pin(other, 2, LOW);
         }
         assertNotEquals(mine, theirs);
-        assertEquals(LruHandle.index(mine), LruHandle.index(theirs), "same record, other cache");
+        assertEquals(LruHandle.index(mine, 0), LruHandle.index(theirs, 0), "same record, other cache");
         long foreign = theirs;
         assertThrows(IllegalStateException.class, () -> cache.value(foreign),
                 "another cache's handle read this cache's entry");
@@ -1147,8 +1151,9 @@ class LruCacheTest {
     }
 
     /**
-     * No generation makes a handle name a record that holds no entry: neither a freed record
-     * (whose value was freed) nor one never handed out. Never reads through a segment.
+     * No check makes a handle name a record that holds no entry: neither a freed record (whose
+     * value was freed) nor one never handed out (here the first 2^16 of the 2^22 checks). Never
+     * reads through a segment.
      */
     @Test
     void noHandleReadsARecordThatHoldsNoEntry() {
@@ -1156,11 +1161,11 @@ class LruCacheTest {
         long h = pin(cache, 1, LOW);
         put(cache, 2, LOW);
         assertTrue(cache.release(h, true)); // record of key 1: free
-        int freeRecord = LruHandle.index(h);
+        int freeRecord = LruHandle.index(h, 0);
         int neverUsed = 1000;
         for (int index : new int[] {freeRecord, neverUsed}) {
-            for (int g = 0; g <= LruHandle.GENERATION_MASK; g++) {
-                long madeUp = LruHandle.of(0, index, g, 0);
+            for (int g = 0; g < 1 << 16; g++) {
+                long madeUp = madeUp(g, index);
                 assertThrows(IllegalStateException.class, () -> cache.value(madeUp),
                         "value() accepted " + Long.toHexString(madeUp)
                                 + ", naming a record that holds no entry");

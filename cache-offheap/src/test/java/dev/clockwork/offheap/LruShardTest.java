@@ -18,7 +18,7 @@ class LruShardTest {
     private LruShard shard;
 
     private LruShard shard(long capacity, double high, double low) {
-        shard = new LruShard(memory.all(), 0, 0x1234, memory.stats, capacity, false, high, low, false);
+        shard = new LruShard(memory.all(), 0, 0, memory.stampSalt, memory.stats, capacity, false, high, low, false);
         return shard;
     }
 

@@ -40,7 +40,7 @@ class MisuseTest {
 
             @Override
             long slotOf(long handle) {
-                return ClockHandle.slotIndex(handle);
+                return ClockHandle.slotIndex(handle, 0);
             }
 
             @Override
@@ -56,7 +56,7 @@ class MisuseTest {
 
             @Override
             long slotOf(long handle) {
-                return ClockHandle.slotIndex(handle);
+                return ClockHandle.slotIndex(handle, 0);
             }
 
             @Override
@@ -73,7 +73,7 @@ class MisuseTest {
 
             @Override
             long slotOf(long handle) {
-                return LruHandle.index(handle);
+                return LruHandle.index(handle, 0);
             }
 
             @Override
@@ -245,8 +245,8 @@ class MisuseTest {
 
     /**
      * Two caches of one type put the same key in the same slot, so their handles differ only by
-     * each cache's salt; one's handle must not work on the other. (Salts coincide for about one
-     * pair of HyperClock caches in 8,192 and of LRU caches in 32,768: then another is built.)
+     * the checks each cache's salt draws; one's handle must not work on the other. (Checks
+     * coincide for about one pair of caches in 2^21: then another is built.)
      * Handles of another cache type must not work either.
      */
     @ParameterizedTest

@@ -29,6 +29,11 @@ public final class ModelAccess {
     private ModelAccess() {
     }
 
+    /** Native bytes a HyperClock cache holds for standalone records (values not included). */
+    public static long standaloneRecordBytes(Cache cache) {
+        return ((HyperClockCache) cache).standaloneRecordBytes();
+    }
+
     /** Per-shard readings of one moment. Arrays are indexed by shard. */
     public static final class ShardState {
         /** Bytes charged to the shard (entries, standalone entries, charged metadata). */

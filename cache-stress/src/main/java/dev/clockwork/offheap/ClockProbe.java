@@ -16,16 +16,16 @@ public final class ClockProbe {
     }
 
     private static ClockTable table(HyperClockCache cache, long handle) {
-        return cache.tables[ClockHandle.shard(handle)];
+        return cache.tableOf(handle);
     }
 
-    private static long slot(long handle) {
-        return ClockHandle.slotIndex(handle) << SlotLayout.SLOT_SHIFT;
+    private static long slot(HyperClockCache cache, long handle) {
+        return cache.slotOf(handle);
     }
 
     /** The meta word of the slot a table handle names. */
     public static long meta(HyperClockCache cache, long handle) {
-        return table(cache, handle).metaOpaque(slot(handle));
+        return table(cache, handle).metaOpaque(slot(cache, handle));
     }
 
     public static long releaseCount(long meta) {
@@ -46,7 +46,7 @@ public final class ClockProbe {
      */
     public static boolean setCounters(HyperClockCache cache, long handle, long expected,
                                       long count) {
-        return table(cache, handle).compareAndExchangeMeta(slot(handle), expected,
+        return table(cache, handle).compareAndExchangeMeta(slot(cache, handle), expected,
                 ClockMeta.withCounters(expected, count)) == expected;
     }
 }

@@ -3,6 +3,7 @@ package dev.clockwork.offheap.model;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.CacheStats;
 import dev.clockwork.offheap.HyperClockCache;
+import dev.clockwork.offheap.ModelAccess;
 import dev.clockwork.offheap.NativeMemory;
 import java.util.ArrayList;
 import java.util.List;
@@ -376,7 +377,7 @@ final class HyperClockReference extends ReferenceModel {
                 }
                 if (e.standalone) {
                     standalone += e.charge;
-                    standaloneNative += e.length + 64;
+                    standaloneNative += e.length;
                 } else {
                     table.add(e);
                     if (e.refs > 0) {
@@ -391,15 +392,16 @@ final class HyperClockReference extends ReferenceModel {
                     + " (" + metaSlot + " metadata each)");
             checkShardAccounting(s, post.metadata[s] + standalone, table, 0, "the table's occupancy");
             // Native bytes: table entries resident (those left unsure after accounting are counted
-            // by the same rule), values of standalone entries and their slots.
+            // by the same rule) and values of standalone entries; their records apart, below.
             long[] lengths = nativeRange(s, table);
             nativeLo += lengths[0] + standaloneNative;
             nativeHi += lengths[1] + standaloneNative;
             checkCapacity(s);
         }
-        long nativeNow = NativeMemory.outstandingBytes() - nativeAfterBuild;
-        check(nativeNow >= nativeLo && nativeNow <= nativeHi, "native bytes beyond the table: "
-                + nativeNow + ", the model's live values and standalone slots need "
+        long nativeNow = NativeMemory.outstandingBytes() - nativeAfterBuild
+                - ModelAccess.standaloneRecordBytes(cache);
+        check(nativeNow >= nativeLo && nativeNow <= nativeHi, "native bytes beyond the table and"
+                + " the standalone records: " + nativeNow + ", the model's live values need "
                 + (nativeLo == nativeHi ? "exactly " + nativeLo : nativeLo + ".." + nativeHi));
     }
 
@@ -455,8 +457,9 @@ final class HyperClockReference extends ReferenceModel {
     void checkEmpty() {
         check(hcc().standaloneUsage() == 0, "standaloneUsage() " + hcc().standaloneUsage()
                 + " with nothing held");
-        check(NativeMemory.outstandingBytes() == nativeAfterBuild, "native bytes "
-                + (NativeMemory.outstandingBytes() - nativeAfterBuild)
-                + " above the empty cache's after erasing everything");
+        long records = ModelAccess.standaloneRecordBytes(cache);
+        check(NativeMemory.outstandingBytes() == nativeAfterBuild + records, "native bytes "
+                + (NativeMemory.outstandingBytes() - nativeAfterBuild - records)
+                + " above the empty cache's and its standalone records' after erasing everything");
     }
 }

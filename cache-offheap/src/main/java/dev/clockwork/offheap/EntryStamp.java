@@ -1,0 +1,114 @@
+package dev.clockwork.offheap;
+
+import dev.clockwork.cache.hash.KeyHash;
+
+/**
+ * Stamps and the handles that carry them: how a 64-bit handle proves that it names the entry a
+ * slot or record holds now, and not an earlier or later entry of the same slot, another slot's
+ * entry, or nothing. Shared by HyperClock table slots, HyperClock standalone records and LRU
+ * records.
+ *
+ * <h2>Stamps</h2>
+ * Every slot and record has a 32-bit stamp, <em>odd exactly while it holds an entry</em>. Writing
+ * an entry into it and freeing that entry each move the stamp on by one ({@link #live},
+ * {@link #dead}), so the stamps of one slot are a counter. The counter starts at a value drawn per
+ * slot: the first entry of a never-used slot (stamp 0, as zeroed memory has) gets {@link #seed}
+ * of the cache's salt and the slot's identity, forced odd. So the stamps of two slots are
+ * unrelated whatever their histories, and a slot's stamp says nothing about its neighbour's.
+ *
+ * <h2>Handles</h2>
+ * <pre>
+ *   63  62   61 ................ 40   39 ............................... 0
+ *  | 0 | K |  check (22 bits)      |  location (40 bits)                 |
+ * </pre>
+ * K is the kind bit the cache type gives meaning to (HyperClock: a standalone entry); the
+ * location names the slot (and its shard) in a way each cache type defines; the check is the low
+ * {@value #CHECK_BITS} bits of the stamp the entry was given. A handle is accepted only if its
+ * slot's stamp is odd and agrees with the check in those bits. So a handle is accepted for:
+ * <ul>
+ *   <li>its own entry, still in the slot: always;</li>
+ *   <li>its entry freed and the slot empty: never (the stamp is even);</li>
+ *   <li>a later entry in the same slot: only once the slot has held 2^21 entries since (the
+ *       counter wraps in the check's width);</li>
+ *   <li>any other slot's entry (a made-up handle; a location bit flipped): with probability
+ *       2^-21, the chance that two unrelated odd 22-bit values are equal;</li>
+ *   <li>a check bit flipped, or a handle of an empty slot: never.</li>
+ * </ul>
+ * The check is odd, so no handle is {@link dev.clockwork.cache.Cache#MISS} (0).
+ */
+final class EntryStamp {
+    /** Bits of the location field: a slot or record and its shard. */
+    static final int LOCATION_BITS = 40;
+    static final long LOCATION_MASK = (1L << LOCATION_BITS) - 1;
+    /** Bits of a stamp a handle carries. */
+    static final int CHECK_BITS = 22;
+    private static final int CHECK_MASK = (1 << CHECK_BITS) - 1;
+    /** The kind bit (see the class comment). */
+    static final long KIND = 1L << 62;
+    /** Every bit a handle of either kind may have set. */
+    private static final long HANDLE_BITS = KIND | ((long) CHECK_MASK << LOCATION_BITS)
+            | LOCATION_MASK;
+
+    private EntryStamp() {
+    }
+
+    // ---------------------------------------------------------------- stamps
+
+    /** Whether a slot with this stamp holds an entry. */
+    static boolean isLive(int stamp) {
+        return (stamp & 1) != 0;
+    }
+
+    /**
+     * The stamp of a slot that takes an entry, given its stamp while empty (even): the next
+     * number, or, for a never-used slot, its seed.
+     *
+     * @param identity a number no other slot of the same cache has (shard and index, say)
+     */
+    static int live(int emptyStamp, long salt, long identity) {
+        assert !isLive(emptyStamp) : "a slot takes an entry only while empty";
+        return emptyStamp == 0 ? seed(salt, identity) : emptyStamp + 1;
+    }
+
+    /** The stamp of a slot whose entry is freed: the next number (even). */
+    static int dead(int liveStamp) {
+        assert isLive(liveStamp) : "only a slot holding an entry frees it";
+        return liveStamp + 1;
+    }
+
+    /**
+     * A slot's first live stamp: the cache's salt and the slot's identity mixed by a bijection
+     * ({@link KeyHash}), so distinct slots draw independent-looking values; odd. A stamp that
+     * comes back to 0 after 2^32 moves is seeded again, which is as good as going on.
+     */
+    static int seed(long salt, long identity) {
+        return (int) KeyHash.hash0(identity, 0, salt) | 1;
+    }
+
+    // ---------------------------------------------------------------- handles
+
+    /** The handle naming the entry a slot with {@code stamp} (odd) holds. */
+    static long handle(long kind, long location, int stamp) {
+        assert isLive(stamp) && (location & ~LOCATION_MASK) == 0 && (kind & ~KIND) == 0;
+        return kind | ((long) (stamp & CHECK_MASK) << LOCATION_BITS) | location;
+    }
+
+    /** Whether a number has a handle's shape: no bit outside the fields. */
+    static boolean isWellFormed(long handle) {
+        return (handle & ~HANDLE_BITS) == 0;
+    }
+
+    static boolean isKind(long handle) {
+        return (handle & KIND) != 0;
+    }
+
+    static long location(long handle) {
+        return handle & LOCATION_MASK;
+    }
+
+    /** Whether a handle names the entry of a slot whose stamp is {@code stamp}. */
+    static boolean names(long handle, int stamp) {
+        return isLive(stamp) && ((int) (handle >>> LOCATION_BITS) & CHECK_MASK)
+                == (stamp & CHECK_MASK);
+    }
+}

@@ -1,0 +1,173 @@
+package dev.clockwork.offheap;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * A HyperClock cache's entries outside its tables: what a pinned insert gets when its key is
+ * already in the table, or the table has no slot to give. Such an entry is born with the
+ * inserter's reference, is never found by lookups, and is freed by its last release.
+ *
+ * <p>Records are carved from a {@link RecordSlab} and named like table slots, by index and stamp
+ * ({@link ClockHandle#standalone}), so a handle is checked without trusting it: its index is
+ * bounds-checked against the slab, whose memory stays mapped until close, and its check against
+ * the record's stamp. Reading a value through a standalone handle is the table's code path
+ * ({@link NativeCache#value}).
+ *
+ * <p>One lock guards every reference change. Standalone entries are rare (a duplicate pinned
+ * insert, a full table), and the lock makes misuse exact: of two releases racing for one
+ * reference, the second finds the count at zero or the stamp moved, under the same lock that made
+ * it so; and the record leaves the live set (its stamp moves on) in the same step that decides
+ * it is freed, so exactly one caller frees it.
+ *
+ * <pre>
+ *  record (64 bytes, SlotLayout's offsets where they apply):
+ *   0  references (int; a free record's next free index)   8  h0   16  h1
+ *  24  value address   32  charge   40  value length   44  stamp   48  shard (int)
+ * </pre>
+ */
+final class StandaloneEntries {
+    /** Everything, unscoped: records are read and written under the lock, or at close. */
+    private static final MemorySegment RAW = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
+    private static final long REFS_OFFSET = SlotLayout.META_OFFSET;
+    private static final long SHARD_OFFSET = SlotLayout.HEAD_OFFSET;
+    /** Or'ed into record identities for stamp seeds: above every table slot's identity. */
+    private static final long IDENTITY_BASE = 1L << 62;
+
+    private final CacheMemory memory;
+    private final ClockTable[] tables;
+    /**
+     * Made by the first standalone entry (most caches never have one, and a slab starts with a
+     * 64 KiB chunk). Volatile for the unlocked {@link #recordAddress}: a handle naming a record
+     * comes after the slab that made it.
+     */
+    private volatile RecordSlab slab;
+
+    StandaloneEntries(CacheMemory memory, ClockTable[] tables) {
+        this.memory = memory;
+        this.tables = tables;
+    }
+
+    /**
+     * Stores an entry with one reference and returns its handle. Its charge is already part of
+     * the shard's usage (the table insert charged it); here it is counted as standalone too.
+     */
+    synchronized long add(long h0, long h1, long valueAddress, int length, long charge,
+                          int shard) {
+        RecordSlab slab = this.slab;
+        if (slab == null) {
+            slab = new RecordSlab(memory.all(), RAW, memory.stampSalt, IDENTITY_BASE,
+                    EntryStamp.LOCATION_MASK);
+            this.slab = slab;
+        }
+        int index = slab.allocate();
+        long record = slab.address(index);
+        RAW.set(INT, record + REFS_OFFSET, 1);
+        RAW.set(LONG, record + SlotLayout.KEY0_OFFSET, h0);
+        RAW.set(LONG, record + SlotLayout.KEY1_OFFSET, h1);
+        RAW.set(LONG, record + SlotLayout.VALUE_ADDRESS_OFFSET, valueAddress);
+        RAW.set(LONG, record + SlotLayout.CHARGE_OFFSET, charge);
+        RAW.set(INT, record + SlotLayout.VALUE_LENGTH_OFFSET, length);
+        RAW.set(INT, record + SHARD_OFFSET, shard);
+        tables[shard].standaloneUsage.addAndGet(charge);
+        return ClockHandle.standalone(index, slab.stamp(record));
+    }
+
+    /**
+     * The record a standalone handle's index names, for reading its value without the lock; the
+     * caller checks the stamp ({@link NativeCache}). Bounds-checked, so any handle reads only
+     * slab memory.
+     */
+    long recordAddress(long handle) {
+        long index = ClockHandle.standaloneIndex(handle);
+        RecordSlab slab = this.slab;
+        long record = slab == null || index > Integer.MAX_VALUE ? -1 : slab.addressOf((int) index);
+        if (record < 0) {
+            throw notOurs(handle);
+        }
+        return record;
+    }
+
+    /** Adds a reference to a pinned standalone entry. */
+    synchronized void ref(long handle) {
+        long record = pinnedRecord(handle);
+        int refs = RAW.get(INT, record + REFS_OFFSET);
+        if (refs >= ClockMeta.MAX_REFS) {
+            throw ClockTable.tooManyRefs();
+        }
+        RAW.set(INT, record + REFS_OFFSET, refs + 1);
+    }
+
+    /**
+     * Drops a reference; the last one frees the entry and gives its charge back to its shard.
+     * The caller is inside the cache's {@link CloseGate}, so close waits for the free or, if it
+     * has begun, the entry stays live and close frees it.
+     *
+     * @return whether the entry was freed
+     */
+    boolean release(long handle) {
+        long valueAddress;
+        int length;
+        long charge;
+        int shard;
+        synchronized (this) {
+            long record = pinnedRecord(handle);
+            int refs = RAW.get(INT, record + REFS_OFFSET) - 1;
+            RAW.set(INT, record + REFS_OFFSET, refs);
+            if (refs != 0) {
+                return false;
+            }
+            valueAddress = RAW.get(LONG, record + SlotLayout.VALUE_ADDRESS_OFFSET);
+            length = RAW.get(INT, record + SlotLayout.VALUE_LENGTH_OFFSET);
+            charge = RAW.get(LONG, record + SlotLayout.CHARGE_OFFSET);
+            shard = RAW.get(INT, record + SHARD_OFFSET);
+            slab.free(slab.indexOf(record)); // the stamp moves on: ours alone to free from here
+        }
+        NativeMemory.free(valueAddress, length);
+        tables[shard].standaloneUsage.addAndGet(-charge);
+        tables[shard].addUsage(-charge);
+        return true;
+    }
+
+    /**
+     * The record of a handle that names a live entry; throws otherwise. A live standalone entry
+     * is always referenced: its last release frees it.
+     */
+    private long pinnedRecord(long handle) {
+        long record = recordAddress(handle);
+        if (!EntryStamp.names(handle, slab.stamp(record))) {
+            throw new IllegalStateException("standalone handle " + handle
+                    + " is not pinned (released, and its entry freed) or not from this cache");
+        }
+        assert RAW.get(INT, record + REFS_OFFSET) > 0 : "a live standalone entry is referenced";
+        return record;
+    }
+
+    private static IllegalArgumentException notOurs(long handle) {
+        return new IllegalArgumentException("handle " + handle + " does not belong to this cache");
+    }
+
+    /**
+     * Native bytes of the records (not the values): none until the first standalone entry, then
+     * the slab's chunks, kept until close.
+     */
+    synchronized long recordBytes() {
+        return slab == null ? 0 : slab.nativeBytes();
+    }
+
+    /** Frees every live entry's value and the records; for close, when no call is inside. */
+    synchronized void freeAll() {
+        if (slab == null) {
+            return;
+        }
+        slab.forEachCarved(record -> {
+            if (EntryStamp.isLive(RAW.get(INT, record + SlotLayout.STAMP_OFFSET))) {
+                NativeMemory.free(RAW.get(LONG, record + SlotLayout.VALUE_ADDRESS_OFFSET),
+                        RAW.get(INT, record + SlotLayout.VALUE_LENGTH_OFFSET));
+            }
+        });
+        slab.freeAll();
+    }
+}
