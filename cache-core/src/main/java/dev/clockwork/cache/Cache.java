@@ -17,14 +17,34 @@ import java.lang.foreign.MemorySegment;
  * {@link #release(long)}; a handle must not be used after its release. Handles cost nothing on the
  * Java heap.
  *
- * <p>Misused handles are refused with an exception, never followed into memory the entry no
- * longer owns: every handle carries the generation of its slot (salted per cache), so a handle
- * whose entry was freed, a handle of another cache and a made-up number all throw; so does a
- * second release of a handle when no other reference to its entry is held. Two limits: the
- * generation wraps (a stale handle of a slot reused a multiple of 4,096 times in a HyperClock
- * cache, or 16,384 in an LRU cache, passes; so do another cache's handles about once in 8,192 or
- * 32,768), and a released handle whose entry is still cached and referenced by others reads that
- * entry's bytes, since it names the same entry.
+ * <h2>Misuse</h2>
+ * Misused handles are refused with an exception and change nothing: no call sequence crashes the
+ * JVM, frees memory twice, or hands a caller another key's bytes. Every handle carries a 22-bit
+ * check of the stamp its entry's slot was given, drawn per slot and per cache, which moves on
+ * whenever the slot takes or frees an entry; every use compares it, and reads through a handle
+ * compare it again after reading, so an entry freed in between throws instead of returning
+ * freed memory. What is refused, and with what certainty:
+ * <ul>
+ *   <li>a handle whose entry was freed: always, until its slot has been reused 2^21 times;</li>
+ *   <li>a made-up number, another cache's handle, a handle with any bit changed: all but about
+ *       one in 2^21 (2 in a million), the chance that another slot's check agrees;</li>
+ *   <li>a second release, or a {@link #ref} after release, while no other reference to the
+ *       entry is held: always (the count would go below zero);</li>
+ *   <li>references past 2^28 - 1 on one entry (HyperClock; 2^24 - 1 in an LRU cache): always
+ *       (the call throws, so counts cannot wrap).</li>
+ * </ul>
+ * What cannot be detected: references are counted per entry, not per handle, so a second release
+ * of a handle while other callers also hold the entry is indistinguishable from one of theirs. It
+ * is accepted, and takes one of their references: the entry may then be evicted or freed while
+ * one of them still reads it, whose next call on the handle throws. The harm stays with that
+ * entry and its holders: the accounting stays exact, every byte is freed exactly once, and
+ * {@link #copyValue} never returns bytes of an entry freed during the copy (it throws). A
+ * {@link #value} view, however, is only as good as the reference behind it: read after the entry
+ * is freed it may show other data, or, for large values, fault (a read-after-release is the
+ * caller's bug; see docs/correctness.md). In HyperClock caches one more window exists for a
+ * release through a stale handle: if, between its check and its compare-and-set of the slot's
+ * word (nanoseconds), the entry is freed and a new entry published in the slot with a word equal
+ * in every bit, the release lands on the new entry, with the consequence above.
  *
  * <h2>Values and charges</h2>
  * {@link #insert} copies the value into native memory owned by the cache. The entry's charge
@@ -44,7 +64,12 @@ public interface Cache extends AutoCloseable {
     /** The handle {@link #lookup} returns for a key that is not in the cache. */
     long MISS = 0L;
 
-    /** Looks up a key; returns a pinned handle, or {@link #MISS}. */
+    /**
+     * Looks up a key; returns a pinned handle, or {@link #MISS}.
+     *
+     * @throws IllegalStateException if the entry already holds the most references an entry may
+     *     (see "Misuse" above)
+     */
     long lookup(long key0, long key1);
 
     /**
@@ -111,7 +136,12 @@ public interface Cache extends AutoCloseable {
     /** The charge a pinned entry counts against capacity (excluding metadata). */
     long charge(long handle);
 
-    /** Takes one more reference on an already pinned entry; release each separately. */
+    /**
+     * Takes one more reference on an already pinned entry; release each separately.
+     *
+     * @throws IllegalStateException if the handle is not pinned, stale, or its entry already holds
+     *     the most references an entry may (see "Misuse" above)
+     */
     void ref(long handle);
 
     /** Releases a handle. Returns {@code true} if this freed the entry. */
@@ -121,7 +151,8 @@ public interface Cache extends AutoCloseable {
 
     /**
      * Releases a handle; with {@code eraseIfLastRef}, also erases the entry when this was its last
-     * reference. Returns {@code true} if this freed the entry.
+     * reference. Returns {@code true} if this freed the entry. A refused release changes nothing;
+     * what a second release cannot be told from is described under "Misuse" above.
      *
      * @throws IllegalStateException if the handle is not pinned (double release) or stale
      * @throws IllegalArgumentException if the handle does not belong to this cache

@@ -98,31 +98,68 @@ public abstract class NativeCache implements Cache {
      */
     abstract void checkRecord(long handle, long lengthWord);
 
-    /**
-     * The checked record's length word (see {@link #checkRecord}). Acquire: the fields read after
-     * it (value address, charge) are at least as new as the stamp in it.
+    /*
+     * Reading a record through a handle nobody may hold (a caller's bug) without a lock: the
+     * field the read needs (value address, charge) is read first, with acquire, and the length
+     * word, whose high half is the stamp, after it. Whoever frees an entry moves the stamp first,
+     * then clears the address and frees the value, and a reused slot is stamped before its new
+     * fields are written. So if the later read finds the handle's stamp, the field read before it
+     * was the handle's entry's and the value was not yet freed: a stale or released handle gets
+     * an exception, never address 0 or another entry's bytes. A copy, which reads the value's
+     * bytes afterwards, reads the word once more when done ({@link #confirmCopy}). Two reads, as
+     * before there was a check: the value path stays small enough for C2 to inline it whole and
+     * keep its view off the heap.
      */
+
+    /** A record's value address or charge, read before {@link #lengthWord} (see above). */
+    private long fieldAcquire(long record, long offset) {
+        return (long) ClockTable.LONG.getAcquire(memory.all(), record + offset);
+    }
+
+    /** The checked record's length word (see {@link #checkRecord}), read after its field. */
     private long lengthWord(long handle, long record) {
-        long word = (long) ClockTable.LONG.getAcquire(memory.all(),
-                SlotLayout.valueLengthOffset(record));
+        long word = memory.all().get(ValueLayout.JAVA_LONG, SlotLayout.valueLengthOffset(record));
         checkRecord(handle, word);
         return word;
     }
 
     /**
-     * Confirms that what was read of a record after {@link #lengthWord} belongs to the entry the
-     * handle names: the stamp has not moved since (the length word is unchanged) and the value
-     * address is not the zero an erased slot leaves. A slot's stamp moves on before its value
-     * address is cleared and before the value is freed, and every reuse moves it again; so a
-     * read that straddles a free, or a free and a reuse, sees a changed word here, and the
-     * caller, whose handle was not pinned, gets an exception instead of address 0 or another
-     * entry's bytes. For a caller that holds its reference this never fails.
+     * Confirms that a copy read the bytes of the entry the handle names: the length word (stamp)
+     * has not moved since {@link #lengthWord}. The stamp moves before the value is freed, so a
+     * copy that straddles a free (through a handle that was not pinned) throws instead of
+     * returning what the freed memory held. For a caller that holds its reference this never
+     * fails.
      */
-    private void confirmRead(long handle, long record, long word, long valueAddress) {
-        VarHandle.loadLoadFence(); // the reads before stay before the second read of the word
+    private void confirmCopy(long handle, long record, long word) {
+        VarHandle.loadLoadFence(); // the copy's reads stay before the second read of the word
         long again = memory.all().get(ValueLayout.JAVA_LONG, SlotLayout.valueLengthOffset(record));
-        if (again != word || valueAddress == 0) {
+        if (again != word) {
             throw freedWhileRead(handle);
+        }
+    }
+
+    /**
+     * Copies of at least this many bytes hold a reference of their own while they copy. glibc
+     * gives values of 128 KiB and more (at least) their own mappings and unmaps them when they
+     * are freed, so a copy through a handle whose entry is freed meanwhile (a caller's bug: the
+     * handle was released) would fault instead of failing {@link #confirmCopy}. Taking the
+     * reference is checked like any {@link #ref} and costs two atomic writes, next to a copy of
+     * tens of microseconds; smaller copies rely on the stamp alone.
+     */
+    static final int PINNED_COPY_BYTES = 64 << 10;
+
+    /** Takes a reference for a large copy (see {@link #PINNED_COPY_BYTES}); whether it did. */
+    private boolean pinForCopy(long handle, int length) {
+        if (length < PINNED_COPY_BYTES) {
+            return false;
+        }
+        ref(handle); // throws if the handle does not hold its entry now
+        return true;
+    }
+
+    private void unpinAfterCopy(long handle, boolean pinned) {
+        if (pinned) {
+            release(handle);
         }
     }
 
@@ -165,11 +202,9 @@ public abstract class NativeCache implements Cache {
     public final MemorySegment value(long handle) {
         checkOpen();
         long record = recordAddress(handle);
-        long word = lengthWord(handle, record);
-        long address = memory.all().get(ValueLayout.JAVA_LONG,
-                SlotLayout.valueAddressOffset(record));
-        confirmRead(handle, record, word, address);
-        return memory.allReadOnly().asSlice(address, (int) word);
+        long address = fieldAcquire(record, SlotLayout.VALUE_ADDRESS_OFFSET);
+        int length = (int) lengthWord(handle, record);
+        return memory.allReadOnly().asSlice(address, length);
     }
 
     @Override
@@ -182,9 +217,8 @@ public abstract class NativeCache implements Cache {
     public final long charge(long handle) {
         checkOpen();
         long record = recordAddress(handle);
-        long word = lengthWord(handle, record);
-        long charge = memory.all().get(ValueLayout.JAVA_LONG, SlotLayout.chargeOffset(record));
-        confirmRead(handle, record, word, 1); // the address is not read: only the stamp counts
+        long charge = fieldAcquire(record, SlotLayout.CHARGE_OFFSET);
+        lengthWord(handle, record);
         return charge;
     }
 
@@ -193,17 +227,21 @@ public abstract class NativeCache implements Cache {
         checkOpen();
         Args.requireNonNull("dst", dst);
         long record = recordAddress(handle);
+        long address = fieldAcquire(record, SlotLayout.VALUE_ADDRESS_OFFSET);
         long word = lengthWord(handle, record);
         int length = (int) word;
         MemorySegment all = memory.all();
-        long address = all.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(record));
-        confirmRead(handle, record, word, address);
         if (offset < 0 || offset > dst.length - length) {
             throw new IllegalArgumentException("dst has room for " + (dst.length - offset)
                     + " bytes at offset " + offset + ", value has " + length);
         }
-        MemorySegment.copy(all, ValueLayout.JAVA_BYTE, address, dst, offset, length);
-        confirmRead(handle, record, word, address); // freed during the copy: the bytes are not its
+        boolean pinned = pinForCopy(handle, length);
+        try {
+            MemorySegment.copy(all, ValueLayout.JAVA_BYTE, address, dst, offset, length);
+        } finally {
+            unpinAfterCopy(handle, pinned);
+        }
+        confirmCopy(handle, record, word);
         return length;
     }
 
@@ -212,17 +250,21 @@ public abstract class NativeCache implements Cache {
         checkOpen();
         Args.requireNonNull("dst", dst);
         long record = recordAddress(handle);
+        long address = fieldAcquire(record, SlotLayout.VALUE_ADDRESS_OFFSET);
         long word = lengthWord(handle, record);
         int length = (int) word;
         MemorySegment all = memory.all();
-        long address = all.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(record));
-        confirmRead(handle, record, word, address);
         if (offset < 0 || offset > dst.byteSize() - length) {
             throw new IllegalArgumentException("dst has room for " + (dst.byteSize() - offset)
                     + " bytes at offset " + offset + ", value has " + length);
         }
-        MemorySegment.copy(all, address, dst, offset, length);
-        confirmRead(handle, record, word, address); // freed during the copy: the bytes are not its
+        boolean pinned = pinForCopy(handle, length);
+        try {
+            MemorySegment.copy(all, address, dst, offset, length);
+        } finally {
+            unpinAfterCopy(handle, pinned);
+        }
+        confirmCopy(handle, record, word);
         return length;
     }
 
