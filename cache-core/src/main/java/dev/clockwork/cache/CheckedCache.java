@@ -1,0 +1,234 @@
+package dev.clockwork.cache;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A checked mode for any {@link Cache}, for tests and debugging: it tracks every pin, so that
+ * handle misuse the cache itself cannot tell from correct use is refused too.
+ *
+ * <p>A cache counts references per entry, so a second release of a handle while other callers
+ * also hold its entry looks like one of their releases, and is accepted (see "Misuse" on
+ * {@link Cache}). Wrapped in a {@code CheckedCache}, every {@link #lookup} and
+ * {@link #insertPinned} returns a handle of its own: a <em>pin</em>, which holds one reference of
+ * the underlying entry per {@link #ref} plus one, and which every later call checks. Releasing a
+ * pin more often than it was referenced, using it after its last release, or using a number that
+ * was never a live pin throws {@link IllegalStateException} before the wrapped cache is touched,
+ * whoever else holds the entry. {@link #outstandingPins()} counts the pins not yet released, so a
+ * test can also catch a handle that was never released.
+ *
+ * <h2>Costs</h2>
+ * Each pin is an entry in a {@link ConcurrentHashMap} (one boxed key and one small object, about
+ * 80 bytes of heap while the pin lives), and each use of a pin one map lookup; a pin's count
+ * changes under the pin's own monitor. So the checked mode allocates on every lookup and is
+ * several times slower than the cache it wraps (figures in docs/correctness.md): meant for tests,
+ * debugging and soak runs, not for production.
+ *
+ * <p>Pin numbers are a counter passed through an odd multiplier (a bijection), so they are never
+ * reused in practice and never {@link #MISS}; they mean nothing to the wrapped cache.
+ */
+public final class CheckedCache implements Cache {
+    /** Odd, so that counter values map to distinct pin numbers. */
+    private static final long PIN_MULTIPLIER = 0x9E37_79B9_7F4A_7C15L;
+
+    private final Cache cache;
+    private final ConcurrentHashMap<Long, Pin> pins = new ConcurrentHashMap<>();
+    private final AtomicLong pinCounter = new AtomicLong();
+
+    /** One pin: the wrapped cache's handle and how many references the pin holds on it. */
+    private static final class Pin {
+        final long handle;
+        int references = 1; // guarded by this
+
+        Pin(long handle) {
+            this.handle = handle;
+        }
+    }
+
+    /** Wraps {@code cache}; closing this cache closes it. */
+    public CheckedCache(Cache cache) {
+        this.cache = Args.requireNonNull("cache", cache);
+    }
+
+    /** The wrapped cache. */
+    public Cache cache() {
+        return cache;
+    }
+
+    /** Pins handed out and not yet released (by their last release). */
+    public long outstandingPins() {
+        return pins.size();
+    }
+
+    // ---------------------------------------------------------------- pins
+
+    private long newPin(long handle) {
+        if (handle == MISS) {
+            return MISS;
+        }
+        long pin;
+        do {
+            pin = pinCounter.incrementAndGet() * PIN_MULTIPLIER;
+        } while (pin == MISS);
+        pins.put(pin, new Pin(handle));
+        return pin;
+    }
+
+    /** The live pin {@code pin} names; throws if there is none. */
+    private Pin pinOf(long pin) {
+        Pin p = pins.get(pin);
+        if (p == null) {
+            throw new IllegalStateException("handle " + pin
+                    + " is not pinned (released already, or never handed out by this cache)");
+        }
+        return p;
+    }
+
+    // ---------------------------------------------------------------- pinning calls
+
+    @Override
+    public long lookup(long key0, long key1) {
+        return newPin(cache.lookup(key0, key1));
+    }
+
+    @Override
+    public long insertPinned(long key0, long key1, MemorySegment value, long charge,
+                             Priority priority) {
+        return newPin(cache.insertPinned(key0, key1, value, charge, priority));
+    }
+
+    @Override
+    public long insertPinned(long key0, long key1, byte[] value, int offset, int length,
+                             long charge, Priority priority) {
+        return newPin(cache.insertPinned(key0, key1, value, offset, length, charge, priority));
+    }
+
+    @Override
+    public void ref(long pin) {
+        Pin p = pinOf(pin);
+        synchronized (p) {
+            if (p.references == 0) {
+                throw notPinned(pin); // a racing release took the last reference first
+            }
+            cache.ref(p.handle); // may refuse (too many references): then nothing changed
+            p.references++;
+        }
+    }
+
+    @Override
+    public boolean release(long pin, boolean eraseIfLastRef) {
+        Pin p = pinOf(pin);
+        synchronized (p) {
+            if (p.references == 0) {
+                throw notPinned(pin); // a racing release took the last reference first
+            }
+            if (--p.references == 0) {
+                pins.remove(pin, p);
+            }
+        }
+        return cache.release(p.handle, eraseIfLastRef);
+    }
+
+    private static IllegalStateException notPinned(long pin) {
+        return new IllegalStateException("handle " + pin + " is not pinned (released already)");
+    }
+
+    // ---------------------------------------------------------------- reads through pins
+
+    @Override
+    public MemorySegment value(long pin) {
+        return cache.value(pinOf(pin).handle);
+    }
+
+    @Override
+    public long valueSize(long pin) {
+        return cache.valueSize(pinOf(pin).handle);
+    }
+
+    @Override
+    public int copyValue(long pin, byte[] dst, int offset) {
+        return cache.copyValue(pinOf(pin).handle, dst, offset);
+    }
+
+    @Override
+    public long copyValue(long pin, MemorySegment dst, long offset) {
+        return cache.copyValue(pinOf(pin).handle, dst, offset);
+    }
+
+    @Override
+    public long charge(long pin) {
+        return cache.charge(pinOf(pin).handle);
+    }
+
+    // ---------------------------------------------------------------- everything else
+
+    @Override
+    public boolean insert(long key0, long key1, MemorySegment value, long charge,
+                          Priority priority) {
+        return cache.insert(key0, key1, value, charge, priority);
+    }
+
+    @Override
+    public boolean insert(long key0, long key1, byte[] value, int offset, int length,
+                          long charge, Priority priority) {
+        return cache.insert(key0, key1, value, offset, length, charge, priority);
+    }
+
+    @Override
+    public boolean erase(long key0, long key1) {
+        return cache.erase(key0, key1);
+    }
+
+    @Override
+    public long capacity() {
+        return cache.capacity();
+    }
+
+    @Override
+    public void setCapacity(long capacity) {
+        cache.setCapacity(capacity);
+    }
+
+    @Override
+    public long usage() {
+        return cache.usage();
+    }
+
+    @Override
+    public long pinnedUsage() {
+        return cache.pinnedUsage();
+    }
+
+    @Override
+    public boolean strictCapacityLimit() {
+        return cache.strictCapacityLimit();
+    }
+
+    @Override
+    public void setStrictCapacityLimit(boolean strict) {
+        cache.setStrictCapacityLimit(strict);
+    }
+
+    @Override
+    public long entryCount() {
+        return cache.entryCount();
+    }
+
+    @Override
+    public CacheStats stats() {
+        return cache.stats();
+    }
+
+    @Override
+    public void forEachEntry(EntryVisitor visitor, int entriesPerLock) {
+        cache.forEachEntry(visitor, entriesPerLock);
+    }
+
+    /** Closes the wrapped cache; pins still outstanding become invalid, as its handles do. */
+    @Override
+    public void close() {
+        cache.close();
+        pins.clear();
+    }
+}
