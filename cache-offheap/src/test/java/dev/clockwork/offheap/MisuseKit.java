@@ -1,0 +1,171 @@
+package dev.clockwork.offheap;
+
+import dev.clockwork.cache.Cache;
+import dev.clockwork.cache.Priority;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Shared pieces of {@link MisuseFuzzTest} and {@link MisuseRaceTest} (issue 13: no call sequence
+ * may crash the JVM or corrupt another caller's entry): the three cache types, built through their
+ * public builders only (the handle layout is the cache's business, so nothing here decodes a
+ * handle); values that name their key and version, so that every read can be checked; and what
+ * counts as a refused call.
+ *
+ * <h2>Values</h2>
+ * A value is a whole number of 8-byte words: the key (tagged), the version, then words mixed from
+ * both and the word's index. Its length depends on the key only ({@link #lengthOf}), and two
+ * lengths are used that glibc serves from one size class, so a freed value's block tends to be
+ * handed to the next insert of any key: a read of freed memory shows up as another key's (or
+ * another version's) bytes, which {@link #versionOf} tells apart from the expected ones.
+ * Versions are unique per inserted entry (each test draws them from one counter), so a version
+ * names one entry instance, not just a key.
+ */
+final class MisuseKit {
+    private static final long KEY_TAG = 0x6B65_7900_0000_0000L;
+    private static final long KEY_MIX = 0x9E37_79B9_7F4A_7C15L;
+    private static final long INDEX_MIX = 0xC2B2_AE3D_27D4_EB4FL;
+    /** What {@link #versionOf} returns for bytes that are not a value of the key. */
+    static final long NOT_THIS_KEY = -1;
+
+    private MisuseKit() {
+    }
+
+    /** The cache types, each with one shard unless asked otherwise. */
+    enum Kind {
+        FIXED {
+            @Override
+            Cache build(long capacity, long estimatedEntryCharge, int shardBits) {
+                return FixedHyperClockCache.builder().capacity(capacity)
+                        .estimatedEntryCharge(estimatedEntryCharge).numShardBits(shardBits)
+                        .build();
+            }
+        },
+        AUTO {
+            @Override
+            Cache build(long capacity, long estimatedEntryCharge, int shardBits) {
+                return AutoHyperClockCache.builder().capacity(capacity).numShardBits(shardBits)
+                        .build();
+            }
+        },
+        LRU {
+            @Override
+            Cache build(long capacity, long estimatedEntryCharge, int shardBits) {
+                return LruCache.builder().capacity(capacity).numShardBits(shardBits).build();
+            }
+        };
+
+        /**
+         * A cache of this type; {@code estimatedEntryCharge} sizes a fixed table (the others
+         * ignore it).
+         */
+        abstract Cache build(long capacity, long estimatedEntryCharge, int shardBits);
+
+        boolean hyperClock() {
+            return this != LRU;
+        }
+    }
+
+    /** The length of every value of {@code key}: {@code base} or {@code base + 8} bytes. */
+    static int lengthOf(long key, int base) {
+        return base + 8 * (int) (key & 1);
+    }
+
+    /** Writes the value of {@code key} and {@code version} into {@code dst[0, length)}. */
+    static void stamp(byte[] dst, long key, long version, int length) {
+        MemorySegment s = MemorySegment.ofArray(dst);
+        for (int i = 0; i < length / 8; i++) {
+            s.set(ValueLayout.JAVA_LONG_UNALIGNED, 8L * i, word(key, version, i));
+        }
+    }
+
+    /** A new array holding the value of {@code key} and {@code version}. */
+    static byte[] value(long key, long version, int length) {
+        byte[] v = new byte[length];
+        stamp(v, key, version, length);
+        return v;
+    }
+
+    private static long word(long key, long version, int index) {
+        return switch (index) {
+            case 0 -> KEY_TAG ^ key;
+            case 1 -> version;
+            default -> (key * KEY_MIX) ^ version ^ (index * INDEX_MIX);
+        };
+    }
+
+    /**
+     * The version of the value in {@code bytes}, if they are a whole, well-formed value of
+     * {@code key} of the key's length; {@link #NOT_THIS_KEY} for anything else (another key's
+     * bytes, a torn or freed value, a wrong length).
+     */
+    static long versionOf(MemorySegment bytes, long key, int length) {
+        if (bytes.byteSize() != length || length < 16) {
+            return NOT_THIS_KEY;
+        }
+        if (bytes.get(ValueLayout.JAVA_LONG_UNALIGNED, 0) != word(key, 0, 0)) {
+            return NOT_THIS_KEY;
+        }
+        long version = bytes.get(ValueLayout.JAVA_LONG_UNALIGNED, 8);
+        for (int i = 2; i < length / 8; i++) {
+            if (bytes.get(ValueLayout.JAVA_LONG_UNALIGNED, 8L * i) != word(key, version, i)) {
+                return NOT_THIS_KEY;
+            }
+        }
+        return version < 0 ? NOT_THIS_KEY : version;
+    }
+
+    /** {@link #versionOf} of the first {@code length} bytes of an array. */
+    static long versionOf(byte[] bytes, long key, int length) {
+        return versionOf(MemorySegment.ofArray(bytes).asSlice(0, length), key, length);
+    }
+
+    /** A short description of what some bytes are, for failure messages. */
+    static String describe(MemorySegment bytes) {
+        if (bytes.byteSize() < 16) {
+            return bytes.byteSize() + " bytes";
+        }
+        long tagged = bytes.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
+        long version = bytes.get(ValueLayout.JAVA_LONG_UNALIGNED, 8);
+        return bytes.byteSize() + " bytes, first words: key " + (tagged ^ KEY_TAG) + " (tagged "
+                + Long.toHexString(tagged) + "), version " + version;
+    }
+
+    /** Inserts the value of {@code key} and {@code version}, charged its length, pinned. */
+    static long insertPinned(Cache cache, long key, long version, int length) {
+        byte[] v = value(key, version, length);
+        return cache.insertPinned(key, ~key, v, 0, length, length, Priority.LOW);
+    }
+
+    /** Inserts the value of {@code key} and {@code version}, charged its length. */
+    static boolean insert(Cache cache, long key, long version, int length) {
+        byte[] v = value(key, version, length);
+        return cache.insert(key, ~key, v, 0, length, length, Priority.LOW);
+    }
+
+    /**
+     * Whether an exception is the way a refused call must fail: {@link IllegalStateException}
+     * (stale, not pinned, closed) or {@link IllegalArgumentException} (not this cache's).
+     */
+    static boolean isRefusal(Throwable e) {
+        return e instanceof IllegalStateException || e instanceof IllegalArgumentException;
+    }
+
+    /**
+     * How many made-up handles a cache may accept in {@code trials} tries: each passes with
+     * probability at most 2^-20 (a 22-bit check salted per slot; a flipped check bit is always
+     * refused, a flipped location bit lands on a slot whose check matches with probability
+     * 2^-21), so acceptances are at most Poisson with mean {@code trials / 2^20}; the bound is
+     * that mean plus six standard deviations plus 8, which a correct cache exceeds with a
+     * probability below 10^-6 for any number of trials.
+     */
+    static long allowedForgeries(long trials) {
+        double mean = trials / (double) (1L << 20);
+        return (long) Math.ceil(mean + 6 * Math.sqrt(mean) + 8);
+    }
+
+    /** A handle in hex, for messages. */
+    static String hex(long handle) {
+        return "0x" + Long.toHexString(handle);
+    }
+}

@@ -1,0 +1,147 @@
+package dev.clockwork.offheap;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.clockwork.cache.Cache;
+import dev.clockwork.offheap.MisuseKit.Kind;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Issue 13, scenario 8, recorded as it is today (NOT fixed in issue 13): a value view
+ * ({@link Cache#value}) read after its handle was released and the entry freed. A value of 1 MiB
+ * is above glibc's mmap threshold (128 KiB), so malloc maps it and free unmaps it: reading the
+ * view then touches unmapped memory and the JVM dies with SIGSEGV (small values stay mapped and
+ * read as garbage instead).
+ *
+ * <p>The reading runs in a forked child JVM ({@link Child}), so that the crash kills the child
+ * only; the child writes its hs_err file into a temporary directory ({@code -XX:ErrorFile}) and
+ * dumps no core ({@code -XX:-CreateCoredumpOnCrash}), and the directory is deleted afterwards.
+ *
+ * <p>What this asserts is today's behaviour: the child crashes (a non-zero exit with an hs_err
+ * file, after it reported the release) or reads bytes that are not the value's. The read-path
+ * issue that follows issue 13 keeps value memory mapped until close, so the view then reads the
+ * value's bytes or throws {@link IllegalStateException}: this test then fails, and its assertion
+ * is to be flipped to {@link Outcome#BYTES} or {@link Outcome#REFUSED}.
+ */
+class ReleasedLargeValueViewTest {
+    static final int LARGE = 1 << 20;
+    private static final long CAPACITY = 8L << 20;
+    private static final long A = 2;
+    private static final long VERSION = 11;
+    private static final long CHILD_SECONDS = 60;
+    /** What the child prints once the entry is freed, right before it reads the view. */
+    static final String RELEASED = "RELEASED";
+
+    /** What the child's read of the view did. */
+    enum Outcome {
+        /** The child died (a signal: hs_err written) after the release. */
+        CRASHED,
+        /** The view read other bytes than the value's. */
+        GARBAGE,
+        /** The view read the value's bytes. */
+        BYTES,
+        /** Reading the view threw IllegalStateException. */
+        REFUSED,
+        /** Anything else: the child failed before the read, or printed nothing expected. */
+        OTHER
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void aViewOfAFreedLargeValueCrashesOrReadsGarbageToday(Kind kind) throws Exception {
+        Path dir = Files.createTempDirectory("clockwork-view-");
+        try {
+            List<String> command = new ArrayList<>(List.of(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-XX:ErrorFile=" + dir.resolve("hs_err_pid%p.log"),
+                    "-XX:-CreateCoredumpOnCrash",
+                    "--enable-native-access=ALL-UNNAMED",
+                    "-Xmx64m",
+                    "-cp", System.getProperty("java.class.path"),
+                    Child.class.getName(), kind.name()));
+            Process child = new ProcessBuilder(command).directory(dir.toFile())
+                    .redirectErrorStream(true).start();
+            String output = new String(child.getInputStream().readAllBytes(),
+                    StandardCharsets.UTF_8);
+            assertTrue(child.waitFor(CHILD_SECONDS, TimeUnit.SECONDS), "child did not finish");
+            boolean hsErr = hasHsErr(dir);
+            Outcome outcome = outcomeOf(child.exitValue(), hsErr, output);
+            assertTrue(outcome == Outcome.CRASHED || outcome == Outcome.GARBAGE,
+                    kind + ": today a freed large value's view crashes or reads garbage; got "
+                            + outcome + " (exit " + child.exitValue() + ", hs_err " + hsErr
+                            + "). BYTES or REFUSED means the read-path issue is fixed: flip this"
+                            + " assertion. Child output:\n" + output);
+        } finally {
+            deleteRecursively(dir);
+        }
+    }
+
+    private static Outcome outcomeOf(int exit, boolean hsErr, String output) {
+        if (exit != 0) {
+            return hsErr && output.contains(RELEASED) ? Outcome.CRASHED : Outcome.OTHER;
+        }
+        for (Outcome o : List.of(Outcome.GARBAGE, Outcome.BYTES, Outcome.REFUSED)) {
+            if (output.contains("READ " + o.name())) {
+                return o;
+            }
+        }
+        return Outcome.OTHER;
+    }
+
+    private static boolean hasHsErr(Path dir) throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.anyMatch(p -> p.getFileName().toString().startsWith("hs_err"));
+        }
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+
+    /**
+     * The child: inserts a 1 MiB value, looks it up, takes its view, releases with erase (which
+     * frees it), prints {@link #RELEASED}, reads the whole view and prints what it read.
+     */
+    public static final class Child {
+        private Child() {
+        }
+
+        public static void main(String[] args) {
+            Kind kind = Kind.valueOf(args[0]);
+            Cache cache = kind.build(CAPACITY, LARGE, 0);
+            if (!MisuseKit.insert(cache, A, VERSION, LARGE)) {
+                throw new IllegalStateException("insert refused");
+            }
+            long h = cache.lookup(A, ~A);
+            MemorySegment view = cache.value(h);
+            if (!cache.release(h, true)) {
+                throw new IllegalStateException("the erasing release did not free the entry");
+            }
+            System.out.println(RELEASED);
+            System.out.flush();
+            String read;
+            try {
+                read = MisuseKit.versionOf(view, A, LARGE) == VERSION ? "BYTES" : "GARBAGE";
+            } catch (IllegalStateException e) {
+                read = "REFUSED";
+            }
+            System.out.println("READ " + read);
+            cache.close();
+        }
+    }
+}
