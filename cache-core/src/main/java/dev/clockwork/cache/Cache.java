@@ -30,7 +30,7 @@ import java.lang.foreign.MemorySegment;
  *       one in 2^21 (2 in a million), the chance that another slot's check agrees;</li>
  *   <li>a second release, or a {@link #ref} after release, while no other reference to the
  *       entry is held: always (the count would go below zero);</li>
- *   <li>references past 2^28 - 1 on one entry (HyperClock; 2^24 - 1 in an LRU cache): always
+ *   <li>references past 2^24 - 1 on one entry: always
  *       (the call throws, so counts cannot wrap).</li>
  * </ul>
  * What cannot be detected: references are counted per entry, not per handle, so a second release

@@ -299,8 +299,11 @@ final class AutoClockTable extends ClockTable {
             }
             long slot = index(word) << SLOT_SHIFT;
             long key1 = key1(slot);
-            if (key1 == h1 && key0(slot) == h0 && tryReference(slot, h0, h1)) {
-                return slot;
+            if (key1 == h1 && key0(slot) == h0) {
+                int stamp = tryReference(slot, h0, h1);
+                if (stamp != 0) {
+                    return found(slot, stamp);
+                }
             }
             if (lowBits(key1, shift) != effectiveHome || ++hops > slotCount) {
                 // Wandered onto another chain, or round a cycle made by concurrent reuse.
@@ -343,23 +346,24 @@ final class AutoClockTable extends ClockTable {
         long info = (long) LENGTH_INFO.getAcquire(this);
         long homeAndShift = homeAndShift(info, h1);
         long bound = slotBound();
-        long slot = claimSlot(homeAndShift >>> 8, bound, h0, h1, valueAddress, valueLength, charge,
-                countdown, keepRef);
-        while (slot == NO_FREE_SLOT && slotBound() > bound) {
+        long claimed = claimSlot(homeAndShift >>> 8, bound, h0, h1, valueAddress, valueLength,
+                charge, countdown, keepRef);
+        while (claimed == NO_FREE_SLOT && slotBound() > bound) {
             // Entries never move, so the oldest slots fill first: a bound read just before the
             // table grew can leave us searching a full prefix. Search the grown table.
             bound = slotBound();
-            slot = claimSlot(homeAndShift >>> 8, bound, h0, h1, valueAddress, valueLength, charge,
-                    countdown, keepRef);
+            claimed = claimSlot(homeAndShift >>> 8, bound, h0, h1, valueAddress, valueLength,
+                    charge, countdown, keepRef);
         }
-        if (slot < 0) {
-            return NOT_FOUND; // a duplicate, or no free slot at all
+        if (claimed < 0) {
+            return NO_SLOT; // a duplicate, or no free slot at all
         }
+        long slot = foundSlot(claimed);
         link(slot, homeAndShift, h1);
         if (!keepRef) {
-            unref(slot, 1);
+            undo(slot, foundStamp(claimed), 1);
         }
-        return slot;
+        return claimed;
     }
 
     /** Pushes a published entry onto its home's chain (split since, or not). */
@@ -398,8 +402,8 @@ final class AutoClockTable extends ClockTable {
      * few neighbours, then jumps by a step taken from {@code h0}, so that keys crowding one home
      * fan out.
      *
-     * @return the slot offset, or {@link #DUPLICATE} if the key was met on the way, or
-     *     {@link #NO_FREE_SLOT}
+     * @return {@link #found} of the slot and the entry's stamp, or {@link #DUPLICATE} if the key
+     *     was met on the way, or {@link #NO_FREE_SLOT}
      */
     private long claimSlot(long home, long used, long h0, long h1, long valueAddress,
                            int valueLength, long charge, long countdown, boolean keepRef) {
@@ -412,9 +416,8 @@ final class AutoClockTable extends ClockTable {
             if (tryClaim(slot)) {
                 // Clock = countdown once the reference is released (usefully if kept).
                 long acquire = keepRef ? countdown : countdown + 1;
-                fillAndPublish(slot, h0, h1, valueAddress, valueLength, charge,
+                return fillAndPublish(slot, h0, h1, valueAddress, valueLength, charge,
                         ClockMeta.visible(acquire, acquire - 1));
-                return slot;
             }
             if (key0(slot) == h0 && key1(slot) == h1 && ClockMeta.isVisible(metaOpaque(slot))
                     && sameKeyBoosting(slot, h0, h1, countdown)) {
@@ -633,9 +636,10 @@ final class AutoClockTable extends ClockTable {
     boolean erase(long h0, long h1) {
         boolean found = false;
         // A key can be on a chain twice after racing inserts: erase until none is left.
-        for (long slot = lookup(h0, h1); slot != NOT_FOUND; slot = lookup(h0, h1)) {
+        for (long hit = lookup(h0, h1); hit != NOT_FOUND; hit = lookup(h0, h1)) {
             found = true;
-            eraseReferenced(slot, metaOpaque(slot));
+            long slot = foundSlot(hit);
+            eraseReferenced(slot, foundStamp(hit), metaOpaque(slot));
         }
         return found;
     }

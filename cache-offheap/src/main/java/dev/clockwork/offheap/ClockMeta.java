@@ -5,12 +5,19 @@ package dev.clockwork.offheap;
  * atomic read-modify-writes so that a lookup can take a reference with a single fetch-add.
  *
  * <pre>
- *  63 62 61 60  59 .............. 30  29 ............... 0
- * +--+--+--+--+--------------------+--------------------+
- * |V |S |O |- |  release counter   |  acquire counter   |
- * +--+--+--+--+--------------------+--------------------+
+ *  63 62 61  60 ..... 52  51 ............. 26  25 .............. 0
+ * +--+--+--+------------+--------------------+------------------+
+ * |V |S |O |  tag (9)   |  release counter   | acquire counter  |
+ * +--+--+--+------------+--------------------+------------------+
  *  V = visible (findable by lookup), S = shareable (reference counted), O = occupied
  * </pre>
+ *
+ * <p>The tag is 9 bits of the entry's stamp ({@link EntryStamp}), written with the entry's first
+ * word and kept by every change of its counters. Every change that is not a plain add is a CAS
+ * from a word read earlier, and the tag makes that word its entry's own: a CAS whose entry was
+ * freed meanwhile, and the slot given to another entry whose counters and state happen to be the
+ * same (small counters make that common), fails unless the tags agree too, once in 512. Only a
+ * caller's misuse lets an entry be freed under such a CAS (see ClockTable#giveBack).
  *
  * <h2>States</h2>
  * <ul>
@@ -25,7 +32,7 @@ package dev.clockwork.offheap;
  * Never Invisible → Visible.
  *
  * <h2>Counters</h2>
- * References held = acquire − release (mod 2^30). When that is zero, the common value of both
+ * References held = acquire − release (mod 2^26). When that is zero, the common value of both
  * counters is the entry's <em>countdown clock</em> (read as min(value, 3)): the number of eviction
  * sweeps it survives. A new entry starts with its priority's countdown (3/2/1); a hit that is
  * released with {@code useful = true} advances release, leaving the clock higher after a sweep
@@ -38,12 +45,15 @@ package dev.clockwork.offheap;
  * wraps past the release counter, and {@link #refCount} is exact.
  */
 final class ClockMeta {
-    static final int COUNTER_BITS = 30;
+    static final int COUNTER_BITS = 26;
     static final long COUNTER_MASK = (1L << COUNTER_BITS) - 1;
     static final int ACQUIRE_SHIFT = 0;
     static final int RELEASE_SHIFT = COUNTER_BITS;
     static final long ACQUIRE_ONE = 1L << ACQUIRE_SHIFT;
     static final long RELEASE_ONE = 1L << RELEASE_SHIFT;
+
+    static final int TAG_SHIFT = 2 * COUNTER_BITS;
+    static final long TAG_MASK = ((1L << 9) - 1) << TAG_SHIFT;
 
     static final long OCCUPIED = 1L << 61;
     static final long SHAREABLE = 1L << 62;
@@ -59,9 +69,9 @@ final class ClockMeta {
     static final int MAX_COUNTDOWN = 3;
 
     /**
-     * Most references one entry may hold: 2^28 - 1. With the release counter below
-     * {@link #OVERFLOW_THRESHOLD} (2^29 + 3) the acquire counter stays below 2^30 by far more than
-     * the stray increments racing lookups make before they undo them.
+     * Most references one entry may hold: 2^24 - 1 (as an LRU entry). With the release counter
+     * below {@link #OVERFLOW_THRESHOLD} (2^25 + 3) the acquire counter stays below 2^26 by far more
+     * than the stray increments racing lookups make before they undo them.
      */
     static final long MAX_REFS = (1L << (COUNTER_BITS - 2)) - 1;
 
@@ -108,9 +118,15 @@ final class ClockMeta {
         return VISIBLE_STATE | (release << RELEASE_SHIFT) | (acquire << ACQUIRE_SHIFT);
     }
 
-    /** The same word with both counters set to {@code count} (a clock update). */
+    /** The same word with both counters set to {@code count} (a clock update): state, tag kept. */
     static long withCounters(long meta, long count) {
-        return (meta & STATE_MASK) | (count << RELEASE_SHIFT) | (count << ACQUIRE_SHIFT);
+        return (meta & (STATE_MASK | TAG_MASK)) | (count << RELEASE_SHIFT)
+                | (count << ACQUIRE_SHIFT);
+    }
+
+    /** The tag of an entry with this (live) stamp: its bits above the low one. */
+    static long tagOf(int stamp) {
+        return ((long) (stamp >>> 1) << TAG_SHIFT) & TAG_MASK;
     }
 
     /** Initial countdown of a new entry: how many sweeps it survives without a hit. */

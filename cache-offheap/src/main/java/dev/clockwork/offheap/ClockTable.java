@@ -41,8 +41,30 @@ abstract class ClockTable extends PaddedCounters {
     static final long INSERT_REFUSED = -2;   // strict limit not met, nothing charged: free the value
     static final long INSERT_STANDALONE = -3; // usage charged: make a standalone entry
 
-    /** Returned by lookups that find nothing. */
+    /*
+     * What lookup, doInsert and insert return for an entry they hold a reference on: the slot and
+     * the entry's stamp, found(slot, stamp) = (stamp >>> 1) << 32 | slot index, never negative
+     * (a live stamp's low bit is 1 and is left out). The stamp is taken with the reference, so a
+     * handle made from it names that entry even if a misused release takes the reference away at
+     * once and the slot is reused: never the entry that took the slot after it.
+     */
+
+    /** Returned by {@link #lookup} when it finds nothing. */
     static final long NOT_FOUND = -1;
+    /** Returned by {@link #doInsert} when it stored nothing. */
+    static final long NO_SLOT = -1;
+
+    static long found(long slot, int stamp) {
+        return ((long) (stamp >>> 1) << 32) | (slot >>> SlotLayout.SLOT_SHIFT);
+    }
+
+    static long foundSlot(long found) {
+        return (found & 0xFFFF_FFFFL) << SlotLayout.SLOT_SHIFT;
+    }
+
+    static int foundStamp(long found) {
+        return ((int) (found >>> 32) << 1) | 1;
+    }
 
     /** Thread-confined scratch for one eviction run, so eviction allocates nothing. */
     static final class EvictionData {
@@ -178,41 +200,106 @@ abstract class ClockTable extends PaddedCounters {
 
     /**
      * Fills a claimed (under construction) slot with an entry and publishes it with {@code meta}
-     * in one release store.
+     * (state and counters; the tag is added here) in one release store; returns
+     * {@link #found} of the slot and the entry's stamp.
      *
-     * <p>The value passes to the slot with the write of its address (see {@link SlotLayout}),
-     * after its length, which close needs to free it. Inserts run inside the cache's
-     * {@link CloseGate}, so close cannot stop this half way.
+     * <p>The stamp moves first: a value read through a stale handle reads the value address,
+     * then the stamp (NativeCache), so it must not see this entry's address beside the old
+     * entry's stamp. Handles of the new entry are made only once it is published. The value
+     * passes to the slot with the write of its address (see {@link SlotLayout}), after its
+     * length, which close needs to free it. Inserts run inside the cache's {@link CloseGate}, so
+     * close cannot stop this half way.
      */
-    final void fillAndPublish(long slot, long h0, long h1, long valueAddress, int valueLength,
+    final long fillAndPublish(long slot, long h0, long h1, long valueAddress, int valueLength,
                               long charge, long meta) {
+        // Odd from now on: handles of this entry carry this stamp, its word the stamp's tag.
+        int stamp = EntryStamp.live(stamp(slot), memory.stampSalt, identity(slot));
+        INT.set(slots, SlotLayout.stampOffset(slot), stamp);
+        VarHandle.storeStoreFence(); // the stamp is seen before any field below
         INT.set(slots, SlotLayout.valueLengthOffset(slot), valueLength);
         LONG.set(slots, SlotLayout.valueAddressOffset(slot), valueAddress);
         LONG.set(slots, SlotLayout.key0Offset(slot), h0);
         LONG.set(slots, SlotLayout.key1Offset(slot), h1);
         LONG.set(slots, SlotLayout.chargeOffset(slot), charge);
-        // Odd from now on: handles of this entry carry this stamp.
-        INT.set(slots, SlotLayout.stampOffset(slot),
-                EntryStamp.live(stamp(slot), memory.stampSalt, identity(slot)));
-        publishMeta(slot, meta);
+        publishMeta(slot, meta | ClockMeta.tagOf(stamp));
+        return found(slot, stamp);
     }
 
     // ---------------------------------------------------------------- per-entry protocol
 
-    /** Pretends an internal reference (one or more) was never taken: no clock boost. */
-    final void unref(long slot, long count) {
-        getAndAddMetaRelease(slot, -count * ACQUIRE_ONE);
+    /**
+     * Gives back {@code count} references this thread took on the entry with {@code stamp}, each
+     * changing the word by {@code perReference}: {@code -ACQUIRE_ONE} to take it back as if never
+     * taken, or {@code RELEASE_ONE} to release it as a use.
+     *
+     * <p>Not a plain add. A reference keeps its entry in the slot only while nobody releases it
+     * for us, and a second release through another caller's handle can (a shared count cannot
+     * tell, see {@link #release}): the entry may then be freed and the slot hold a newcomer. An
+     * add would land on the newcomer's word and could take its count below zero, where it reads
+     * as 2^26 references and the entry is never freed. So the change is a CAS from a word that
+     * still belongs to our entry (same stamp, shareable), and gives back no more references than
+     * the entry still holds: what was taken from us is not ours to give back, and what was not
+     * must be, or the entry stays pinned for good.
+     *
+     * @return the word before the change, or {@link ClockMeta#EMPTY} (never a shareable word) if
+     *     nothing was given back
+     */
+    private long giveBack(long slot, int stamp, long count, long perReference) {
+        if (stamp == 0) {
+            return ClockMeta.EMPTY; // the entry went before we could look (see stampOf)
+        }
+        long word = metaAcquire(slot);
+        for (;;) {
+            long held = Math.min(count, refCount(word));
+            if (!isShareable(word) || held == 0 || stamp(slot) != stamp) {
+                return ClockMeta.EMPTY;
+            }
+            // Volatile: our reads of the entry happen before anyone who sees the count drop.
+            long witness = compareAndExchangeMeta(slot, word, word + held * perReference);
+            if (witness == word) {
+                return word;
+            }
+            word = witness;
+        }
+    }
+
+    /**
+     * The stamp of the entry a reference went to, given the word the reference's add returned:
+     * the slot's stamp if its tag is that word's, else 0 (never a live stamp). The reference
+     * keeps its entry in the slot unless a misused release took it; then the slot may already
+     * hold another entry, whose stamp must not be taken for ours.
+     */
+    final int stampOf(long slot, long word) {
+        int stamp = stamp(slot);
+        // Live too: freeing clears only the stamp's low bit, which the tag leaves out.
+        return EntryStamp.isLive(stamp) && ClockMeta.tagOf(stamp) == (word & ClockMeta.TAG_MASK)
+                ? stamp : 0;
+    }
+
+    /** Takes back references taken only to look (see {@link #giveBack}): no clock boost. */
+    final void undo(long slot, int stamp, long count) {
+        giveBack(slot, stamp, count, -ACQUIRE_ONE);
     }
 
     /**
      * Keeps a much-referenced entry's counters from overflowing: once the release counter passes
-     * half its range, clear the top bit of both counters. That preserves the reference count and
-     * the logical countdown (all values above {@link ClockMeta#MAX_COUNTDOWN} read the same), and
-     * is idempotent, so a racing duplicate correction does no harm.
+     * half its range, clear the top bit of both counters. That preserves the reference count
+     * (the acquire counter, at least as large and below 2^26, has its top bit set too) and the
+     * logical countdown (all values above {@link ClockMeta#MAX_COUNTDOWN} read the same). The
+     * bits are cleared by a CAS from a word that is itself past the threshold, whichever entry it
+     * belongs to by then, so a late or duplicate correction does no harm.
      */
     final void correctNearOverflow(long oldMeta, long slot) {
-        if (releaseCount(oldMeta) > OVERFLOW_THRESHOLD) {
-            long unused = (long) LONG.getAndBitwiseAndRelease(slots, slot, ~COUNTER_TOP_BITS);
+        if (releaseCount(oldMeta) <= OVERFLOW_THRESHOLD) {
+            return;
+        }
+        long word = metaOpaque(slot);
+        while (isShareable(word) && releaseCount(word) > OVERFLOW_THRESHOLD) {
+            long witness = compareAndExchangeMeta(slot, word, word & ~COUNTER_TOP_BITS);
+            if (witness == word) {
+                return;
+            }
+            word = witness;
         }
     }
 
@@ -232,22 +319,21 @@ abstract class ClockTable extends PaddedCounters {
             // Empty or under construction: no entry to pin; the owner overwrites our increment.
             throw notPinned();
         }
-        if (stamp(slot) == stamp && refCount(old) != 0 && refCount(old) < MAX_REFS) {
+        int pinned = stampOf(slot, old); // the entry our reference went to
+        if (pinned == stamp && refCount(old) != 0 && refCount(old) < MAX_REFS) {
             return;
         }
-        boolean tooMany = stamp(slot) == stamp && refCount(old) >= MAX_REFS;
-        releaseOwn(slot);
-        throw tooMany ? tooManyRefs() : notPinned();
+        releaseOwn(slot, pinned);
+        throw pinned == stamp && refCount(old) >= MAX_REFS ? tooManyRefs() : notPinned();
     }
 
     /**
-     * Gives back a reference this thread took and still holds (so the slot still holds the entry
-     * it pinned) as if it had never been taken; if that was the last reference of an erased
-     * entry, frees it, as its last release would have.
+     * Gives back a reference this thread took on the entry with {@code stamp} as if it had never
+     * been taken (see {@link #giveBack}); if that was the last reference of an erased entry,
+     * frees it, as its last release would have.
      */
-    private void releaseOwn(long slot) {
-        int stamp = stamp(slot); // stable: we hold a reference
-        long old = getAndAddMetaRelease(slot, -ACQUIRE_ONE);
+    final void releaseOwn(long slot, int stamp) {
+        long old = giveBack(slot, stamp, 1, -ACQUIRE_ONE);
         if (isInvisible(old) && refCount(old) == 1) {
             freeIfUnreferenced(slot, old, old - ACQUIRE_ONE, stamp);
         }
@@ -359,27 +445,50 @@ abstract class ClockTable extends PaddedCounters {
     }
 
     /**
-     * Takes a reference if the slot holds a visible entry of this key; undoes it otherwise.
+     * A lookup for a caller who keeps the reference: {@link #lookup}, refused past
+     * {@link ClockMeta#MAX_REFS} references. The count is read again after the reference is
+     * taken (the line is in this core's cache by then), so lookups racing at the limit may each
+     * pass it by one before they see it; the counters have room for that (see ClockMeta).
      *
-     * @throws IllegalStateException if the entry already holds {@link ClockMeta#MAX_REFS}
-     *     references (the reference is given back first)
+     * @throws IllegalStateException if the entry already holds the most references it may (the
+     *     reference is given back first)
      */
-    final boolean tryReference(long slot, long h0, long h1) {
+    final long lookupToKeep(long h0, long h1) {
+        long found = lookup(h0, h1);
+        if (found != NOT_FOUND && refCount(metaOpaque(foundSlot(found))) > MAX_REFS) {
+            releaseOwn(foundSlot(found), foundStamp(found));
+            throw tooManyRefs();
+        }
+        return found;
+    }
+
+    /**
+     * Whether the slot still holds the entry with {@code stamp}, checked after reads of its
+     * fields: they were that entry's if so (its stamp moves before anything of it is freed).
+     */
+    final boolean stillHolds(long slot, int stamp) {
+        VarHandle.loadLoadFence(); // the field reads before stay before this read
+        return stamp(slot) == stamp;
+    }
+
+    /**
+     * Takes a reference if the slot holds a visible entry of this key, and returns that entry's
+     * stamp; undoes it and returns 0 otherwise. The stamp is the one whose tag is the word's the
+     * reference went to ({@link #stampOf}), so that an entry that took the slot after ours (ours
+     * freed, our reference taken from us: see {@link #giveBack}) is not mistaken for it.
+     */
+    final int tryReference(long slot, long h0, long h1) {
         long old = getAndAddMeta(slot, ACQUIRE_ONE);
         if (isVisible(old)) {
             if (key0(slot) == h0 && key1(slot) == h1) {
-                if (refCount(old) < MAX_REFS) {
-                    return true;
-                }
-                releaseOwn(slot);
-                throw tooManyRefs();
+                return stampOf(slot, old); // 0 if ours went meanwhile: nothing left to undo
             }
-            unref(slot, 1);
+            undo(slot, stampOf(slot, old), 1);
         } else if (isInvisible(old)) {
-            unref(slot, 1);
+            undo(slot, stampOf(slot, old), 1);
         }
         // Empty or under construction: the owner overwrites the word, stray increment and all.
-        return false;
+        return 0;
     }
 
     /**
@@ -406,10 +515,10 @@ abstract class ClockTable extends PaddedCounters {
         }
         long old = getAndAddMeta(slot, ACQUIRE_ONE);
         if (isVisible(old)) {
-            return stamp(slot);
+            return stampOf(slot, old); // 0 if our reference went with an entry freed meanwhile
         }
         if (isInvisible(old)) {
-            releaseOwn(slot);
+            releaseOwn(slot, stampOf(slot, old));
         }
         return 0;
     }
@@ -439,26 +548,39 @@ abstract class ClockTable extends PaddedCounters {
      */
     final boolean sameKeyBoosting(long slot, long h0, long h1, long countdown) {
         long old = getAndAddMeta(slot, countdown * ACQUIRE_ONE);
-        if (isVisible(old)) {
-            if (key0(slot) == h0 && key1(slot) == h1) {
-                long before = getAndAddMetaRelease(slot, countdown * RELEASE_ONE);
-                correctNearOverflow(before, slot);
-                return true;
-            }
-            unref(slot, countdown);
-        } else if (isInvisible(old)) {
-            unref(slot, countdown);
+        if (!isShareable(old)) {
+            return false; // empty or under construction: the owner overwrites our increment
         }
+        int stamp = stampOf(slot, old); // the entry our references went to
+        if (isVisible(old) && key0(slot) == h0 && key1(slot) == h1) {
+            long before = giveBack(slot, stamp, countdown, RELEASE_ONE);
+            correctNearOverflow(before, slot);
+            return true;
+        }
+        undo(slot, stamp, countdown);
         return false;
     }
 
-    /** Erases a matching entry on which we hold one reference ({@code meta} includes it). */
-    final void eraseReferenced(long slot, long meta) {
+    /**
+     * Erases the entry with {@code stamp}, on which we hold one reference ({@code meta}, a word
+     * read since the reference was taken, includes it).
+     */
+    final void eraseReferenced(long slot, int stamp, long meta) {
         for (;;) {
+            if (stamp == 0 || !isShareable(meta) || stamp(slot) != stamp) {
+                // Our entry is gone (our reference was taken from us, see giveBack): nothing
+                // left to erase or give back. Never a CAS from a word that is not shareable: from
+                // "under construction" it would succeed, and make us a second owner.
+                return;
+            }
             if (refCount(meta) > 1) {
                 // Others hold it: make it invisible; the last release frees it.
-                long unused = (long) LONG.getAndBitwiseAnd(slots, slot, ~ClockMeta.VISIBLE);
-                unref(slot, 1);
+                long witness = compareAndExchangeMeta(slot, meta, meta & ~ClockMeta.VISIBLE);
+                if (witness != meta) {
+                    meta = witness;
+                    continue;
+                }
+                undo(slot, stamp, 1);
                 return;
             }
             long witness = compareAndExchangeMeta(slot, meta, ClockMeta.UNDER_CONSTRUCTION);
@@ -543,7 +665,8 @@ abstract class ClockTable extends PaddedCounters {
     /**
      * Charges usage for an entry and stores it in the table.
      *
-     * @return the slot offset (>= 0) of the new entry, or one of the {@code INSERT_*} codes
+     * @return {@link #found} of the new entry's slot and stamp ({@code >= 0}), or one of the
+     *     {@code INSERT_*} codes
      */
     final long insert(long h0, long h1, long valueAddress, int valueLength, long charge,
                       long countdown, boolean keepRef) {
@@ -563,7 +686,7 @@ abstract class ClockTable extends PaddedCounters {
             return INSERT_STANDALONE;
         }
         long slot = doInsert(h0, h1, valueAddress, valueLength, charge, countdown, keepRef);
-        if (slot >= 0) {
+        if (slot != NO_SLOT) {
             return slot;
         }
         addOccupancy(-1);
@@ -759,7 +882,10 @@ abstract class ClockTable extends PaddedCounters {
     abstract long doInsert(long h0, long h1, long valueAddress, int valueLength, long charge,
                            long countdown, boolean keepRef);
 
-    /** Finds a visible entry and takes a reference; returns its slot offset or {@link #NOT_FOUND}. */
+    /**
+     * Finds a visible entry and takes a reference; returns {@link #found} of its slot and stamp,
+     * or {@link #NOT_FOUND}.
+     */
     abstract long lookup(long h0, long h1);
 
     /** Erases a key; returns whether a visible entry was found. */

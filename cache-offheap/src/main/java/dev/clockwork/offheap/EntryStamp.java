@@ -9,12 +9,15 @@ import dev.clockwork.cache.hash.KeyHash;
  * records.
  *
  * <h2>Stamps</h2>
- * Every slot and record has a 32-bit stamp, <em>odd exactly while it holds an entry</em>. Writing
- * an entry into it and freeing that entry each move the stamp on by one ({@link #live},
- * {@link #dead}), so the stamps of one slot are a counter. The counter starts at a value drawn per
- * slot: the first entry of a never-used slot (stamp 0, as zeroed memory has) gets {@link #seed}
- * of the cache's salt and the slot's identity, forced odd. So the stamps of two slots are
- * unrelated whatever their histories, and a slot's stamp says nothing about its neighbour's.
+ * Every slot and record has a 32-bit stamp, <em>odd exactly while it holds an entry</em>. Freeing
+ * an entry clears the stamp's low bit ({@link #dead}); writing the next entry moves it to a
+ * scrambled successor ({@link #live}: a bijection of the upper 31 bits, low bit set). The first
+ * entry of a never-used slot (stamp 0, as zeroed memory has) gets {@link #seed} of the cache's
+ * salt and the slot's identity instead. So the stamps of two slots are unrelated whatever their
+ * histories, and the stamps one slot takes over time look random: a handle whose check was
+ * changed (a flipped bit is a nearby number) is no likelier to match the slot's next entry than
+ * any other number. A counter would not do: with it, the check of a live handle with bit 1
+ * flipped is the check of the slot's very next entry.
  *
  * <h2>Handles</h2>
  * <pre>
@@ -28,11 +31,10 @@ import dev.clockwork.cache.hash.KeyHash;
  * <ul>
  *   <li>its own entry, still in the slot: always;</li>
  *   <li>its entry freed and the slot empty: never (the stamp is even);</li>
- *   <li>a later entry in the same slot: only once the slot has held 2^21 entries since (the
- *       counter wraps in the check's width);</li>
- *   <li>any other slot's entry (a made-up handle; a location bit flipped): with probability
- *       2^-21, the chance that two unrelated odd 22-bit values are equal;</li>
- *   <li>a check bit flipped, or a handle of an empty slot: never.</li>
+ *   <li>a later entry in the same slot, or any other slot's entry (a stale handle, a made-up
+ *       one, any bit of a live one changed): with probability 2^-21 per entry it meets, the
+ *       chance that two unrelated odd 22-bit values are equal;</li>
+ *   <li>a handle of an empty slot, or a check bit flipped while the entry is there: never.</li>
  * </ul>
  * The check is odd, so no handle is {@link dev.clockwork.cache.Cache#MISS} (0).
  */
@@ -60,29 +62,44 @@ final class EntryStamp {
     }
 
     /**
-     * The stamp of a slot that takes an entry, given its stamp while empty (even): the next
-     * number, or, for a never-used slot, its seed.
+     * The stamp of a slot that takes an entry, given its stamp while empty (even): the scrambled
+     * successor of its last live stamp, or, for a never-used slot, its seed.
      *
      * @param identity a number no other slot of the same cache has (shard and index, say)
      */
     static int live(int emptyStamp, long salt, long identity) {
         assert !isLive(emptyStamp) : "a slot takes an entry only while empty";
-        return emptyStamp == 0 ? seed(salt, identity) : emptyStamp + 1;
+        return emptyStamp == 0 ? seed(salt, identity) : (scramble(emptyStamp >>> 1) << 1) | 1;
     }
 
-    /** The stamp of a slot whose entry is freed: the next number (even). */
+    /** The stamp of a slot whose entry is freed: its live stamp with the low bit cleared. */
     static int dead(int liveStamp) {
         assert isLive(liveStamp) : "only a slot holding an entry frees it";
-        return liveStamp + 1;
+        return liveStamp & ~1;
     }
 
     /**
      * A slot's first live stamp: the cache's salt and the slot's identity mixed by a bijection
-     * ({@link KeyHash}), so distinct slots draw independent-looking values; odd. A stamp that
-     * comes back to 0 after 2^32 moves is seeded again, which is as good as going on.
+     * ({@link KeyHash}), so distinct slots draw independent-looking values; odd. (A dead stamp
+     * that happens to be 0 is seeded again, which is as good as scrambling it.)
      */
     static int seed(long salt, long identity) {
         return (int) KeyHash.hash0(identity, 0, salt) | 1;
+    }
+
+    /** Mask of the 31 bits {@link #scramble} permutes. */
+    private static final int BITS_31 = Integer.MAX_VALUE;
+
+    /**
+     * A bijection of 31-bit numbers that spreads every input bit over the output: xor-shifts and
+     * odd multipliers (each a bijection mod 2^31), after the 32-bit finalizer of MurmurHash3.
+     */
+    static int scramble(int x) {
+        x = (x ^ (x >>> 16)) & BITS_31;
+        x = (x * 0x85EB_CA6B) & BITS_31;
+        x ^= x >>> 13;
+        x = (x * 0xC2B2_AE35) & BITS_31;
+        return x ^ (x >>> 16);
     }
 
     // ---------------------------------------------------------------- handles

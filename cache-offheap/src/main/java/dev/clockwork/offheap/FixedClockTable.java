@@ -124,8 +124,9 @@ final class FixedClockTable extends ClockTable {
         // The home slot: reference first, look after (RocksDB's "optimistic" lookup). Most hits
         // are here, and when another core wrote the slot last, taking the line for writing at
         // once costs one coherence transfer where a read followed by the atomic costs two.
-        if (tryReference(slot, h0, h1)) {
-            return slot;
+        int stamp = tryReference(slot, h0, h1);
+        if (stamp != 0) {
+            return found(slot, stamp);
         }
         long index = first;
         while (displacements(slot) != 0) {
@@ -139,8 +140,11 @@ final class FixedClockTable extends ClockTable {
             // churned), and an atomic add per probe would serialize their cache misses. A plain
             // read of the key rejects strangers; the reference taken on a match is what makes the
             // answer safe, as the key is checked again while it is held.
-            if (key0(slot) == h0 && key1(slot) == h1 && tryReference(slot, h0, h1)) {
-                return slot;
+            if (key0(slot) == h0 && key1(slot) == h1) {
+                stamp = tryReference(slot, h0, h1);
+                if (stamp != 0) {
+                    return found(slot, stamp);
+                }
             }
         }
         return NOT_FOUND;
@@ -156,20 +160,19 @@ final class FixedClockTable extends ClockTable {
             long slot = index << SLOT_SHIFT;
             if (tryClaim(slot)) {
                 // We own the slot: fill it, then publish with one release store.
-                fillAndPublish(slot, h0, h1, valueAddress, valueLength, charge,
+                return fillAndPublish(slot, h0, h1, valueAddress, valueLength, charge,
                         ClockMeta.visible(countdown, countdown - (keepRef ? 1 : 0)));
-                return slot;
             }
             // A plain look for our key first, as in lookup; sameKeyBoosting confirms under refs.
             if (key0(slot) == h0 && key1(slot) == h1 && isVisible(metaOpaque(slot))
                     && sameKeyBoosting(slot, h0, h1, countdown)) {
                 rollback(h0, h1, slot);
-                return NOT_FOUND; // duplicate: the caller falls back to a standalone entry
+                return NO_SLOT; // duplicate: the caller falls back to a standalone entry
             }
             index = (index + step) & lengthMask;
             if (index == first) {
                 rollback(h0, h1, slot);
-                return NOT_FOUND;
+                return NO_SLOT;
             }
             addDisplacements(slot, 1);
         }
@@ -197,12 +200,12 @@ final class FixedClockTable extends ClockTable {
             if (isVisible(old)) {
                 if (key0(slot) == h0 && key1(slot) == h1) {
                     found = true;
-                    eraseReferenced(slot, old + ACQUIRE_ONE);
+                    eraseReferenced(slot, stampOf(slot, old), old + ACQUIRE_ONE);
                 } else {
-                    unref(slot, 1);
+                    undo(slot, stampOf(slot, old), 1);
                 }
             } else if (isInvisible(old)) {
-                unref(slot, 1);
+                undo(slot, stampOf(slot, old), 1);
             }
             // Keep going: in rare races a key can be in the table twice; erase them all.
             if (displacements(slot) == 0) {

@@ -94,10 +94,10 @@ public abstract class HyperClockCache extends NativeCache {
         return (int) (h0 >>> 32) & shardMask;
     }
 
-    /** The handle of a slot we hold a reference on (so its stamp is stable). */
-    private long tableHandle(int shard, long slot) {
-        return ClockHandle.table(shard, shardBits, slot >>> SlotLayout.SLOT_SHIFT,
-                tables[shard].stamp(slot));
+    /** The handle of what a lookup or insert of shard {@code shard} found (ClockTable#found). */
+    private long handleOf(int shard, long found) {
+        return ClockHandle.table(shard, shardBits,
+                ClockTable.foundSlot(found) >>> SlotLayout.SLOT_SHIFT, ClockTable.foundStamp(found));
     }
 
     private static boolean isStandalone(long handle) {
@@ -147,8 +147,8 @@ public abstract class HyperClockCache extends NativeCache {
     @Override
     long lookupHashed(long h0, long h1) {
         int shard = shardOf(h0);
-        long slot = tables[shard].lookup(h0, h1);
-        return slot < 0 ? MISS : tableHandle(shard, slot);
+        long found = tables[shard].lookupToKeep(h0, h1);
+        return found == ClockTable.NOT_FOUND ? MISS : handleOf(shard, found);
     }
 
     @Override
@@ -213,7 +213,7 @@ public abstract class HyperClockCache extends NativeCache {
                 ClockMeta.initialCountdown(priority), keepRef);
         if (result >= 0) {
             stats.inserts.increment();
-            return keepRef ? tableHandle(shard, result) : 1;
+            return keepRef ? handleOf(shard, result) : 1;
         }
         if (result == ClockTable.INSERT_STANDALONE) {
             long handle = standaloneInsert(h0, h1, address, length, charge, shard);
@@ -263,8 +263,8 @@ public abstract class HyperClockCache extends NativeCache {
 
     /**
      * Walks every table in slot order. Each visible entry is referenced as a lookup references it
-     * ({@link ClockTable#referenceIfVisible}), handed to the visitor, and released through
-     * {@link ClockTable#release} as not useful: the acquire is taken back, so the entry's clock is
+     * ({@link ClockTable#referenceIfVisible}), handed to the visitor, and given back through
+     * {@link ClockTable#releaseOwn} as not useful: the acquire is taken back, so the entry's clock is
      * as before, and if an erase made the entry invisible meanwhile and ours is the last
      * reference, that release frees it, inside the close gate like every freeing release.
      *
@@ -297,11 +297,16 @@ public abstract class HyperClockCache extends NativeCache {
                         continue;
                     }
                     try {
-                        visitEntry(visitor, readsValues, table.key0(slot), table.key1(slot),
-                                table.valueAddress(slot), table.valueLength(slot),
-                                table.charge(slot));
+                        long h0 = table.key0(slot);
+                        long h1 = table.key1(slot);
+                        long address = table.valueAddress(slot);
+                        int length = table.valueLength(slot);
+                        long charge = table.charge(slot);
+                        if (table.stillHolds(slot, stamp)) {
+                            visitEntry(visitor, readsValues, h0, h1, address, length, charge);
+                        }
                     } finally {
-                        table.release(slot, stamp, false, false);
+                        table.releaseOwn(slot, stamp);
                     }
                     if (--untilCheck == 0) {
                         checkOpen();

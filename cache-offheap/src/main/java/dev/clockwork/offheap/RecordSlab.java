@@ -167,6 +167,9 @@ final class RecordSlab {
         long record = address(index);
         raw.set(INT, record + STAMP_OFFSET,
                 EntryStamp.live(stamp(record), stampSalt, identityBase | index));
+        // The new stamp is seen before the fields the caller writes next: a read through a stale
+        // handle reads a field, then the stamp, and must not pair a new field with the old stamp.
+        VarHandle.storeStoreFence();
         return index;
     }
 

@@ -83,7 +83,8 @@ final class StandaloneEntries {
     long recordAddress(long handle) {
         long index = ClockHandle.standaloneIndex(handle);
         RecordSlab slab = this.slab;
-        long record = slab == null || index > Integer.MAX_VALUE ? -1 : slab.addressOf((int) index);
+        long record = slab == null || index > Integer.MAX_VALUE || !EntryStamp.isWellFormed(handle)
+                ? -1 : slab.addressOf((int) index);
         if (record < 0) {
             throw notOurs(handle);
         }
