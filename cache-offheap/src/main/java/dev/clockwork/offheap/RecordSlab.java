@@ -51,6 +51,16 @@ final class RecordSlab {
     /** Indexes are 31 bits, so at most this many chunks (2^31 records, 128 GiB of them). */
     static final int MAX_CHUNKS = 1 << (31 - CHUNK_SHIFT);
 
+    /**
+     * Most chunks the slab of one of {@code 2^shardBits} shards may carve: its indexes stay below
+     * 2^31 and below {@link CacheOptions#maxLocationsPerShard} (a handle names a record and its
+     * shard in {@link CacheOptions#MAX_LOCATION_BITS} bits).
+     */
+    static int maxChunks(int shardBits) {
+        return (int) (Math.min(1L << 31, CacheOptions.maxLocationsPerShard(shardBits))
+                >> CHUNK_SHIFT);
+    }
+
     static final long FREE_NEXT_OFFSET = 0;
     /**
      * Where the generation lives: the second half of a record's eighth word, so that an owner
@@ -66,6 +76,8 @@ final class RecordSlab {
     private final MemorySegment mem;
     /** All memory, unscoped: for everything else, which runs under the owner's lock. */
     private final MemorySegment raw;
+    /** Chunks this slab may carve at most ({@link #maxChunks}); see {@link #full}. */
+    private final int maxChunks;
     /** The chunk table: [chunk 0][chunk 1]...; written under the owner's lock. */
     private volatile long table;
     /** Chunks a lock-free reader may use: written after their addresses are in the table. */
@@ -81,9 +93,10 @@ final class RecordSlab {
     private long[] retiredTables = new long[0];
     private int[] retiredTableChunks = new int[0];
 
-    RecordSlab(MemorySegment mem, MemorySegment raw) {
+    RecordSlab(MemorySegment mem, MemorySegment raw, int maxChunks) {
         this.mem = mem;
         this.raw = raw;
+        this.maxChunks = maxChunks;
         this.tableChunks = FIRST_TABLE_CHUNKS;
         long t = NativeMemory.allocate(tableBytes(tableChunks));
         this.table = t;
@@ -96,9 +109,9 @@ final class RecordSlab {
     }
 
     private void addChunk() {
-        if (chunks == MAX_CHUNKS) {
-            throw new IllegalStateException("a shard holds at most " + ((long) MAX_CHUNKS
-                    << CHUNK_SHIFT) + " entries");
+        if (chunks == maxChunks) { // callers check full() first
+            throw new IllegalStateException("a shard holds at most " + ((long) maxChunks
+                    << CHUNK_SHIFT) + " records");
         }
         long t = table;
         if (chunks == tableChunks) {
@@ -127,7 +140,18 @@ final class RecordSlab {
         return t;
     }
 
-    /** Hands out a record: its generation moved on to an odd number, its other bytes stale. */
+    /**
+     * Whether {@link #allocate} would need a chunk beyond {@link #maxChunks}: no free record, the
+     * newest chunk used up, and no more chunks allowed. Under the owner's lock.
+     */
+    boolean full() {
+        return freeHead == 0 && fresh >>> CHUNK_SHIFT == chunks && chunks == maxChunks;
+    }
+
+    /**
+     * Hands out a record: its generation moved on to an odd number, its other bytes stale. The
+     * caller checks {@link #full} first.
+     */
     int allocate() {
         int index = freeHead;
         if (index != 0) {
