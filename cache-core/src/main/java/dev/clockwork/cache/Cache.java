@@ -79,7 +79,8 @@ public interface Cache extends AutoCloseable {
      * "inserted and immediately evicted" because there was no room for it (HyperClock caches: only
      * without a strict limit; LRU caches: with or without, as RocksDB's LRUCache). Returns
      * {@code false} when it was refused: a HyperClock cache's strict capacity limit could not be
-     * met, or the admission policy said no (both counted in {@link #stats()}).
+     * met, a size limit below was reached, or the admission policy said no (all counted in
+     * {@link #stats()}).
      *
      * <p>A key that is already present: an LRU cache replaces its entry (a pinned old entry stays
      * readable through its handles until released). A HyperClock cache usually keeps the present
@@ -92,6 +93,14 @@ public interface Cache extends AutoCloseable {
      * <p>Without a strict limit a HyperClock cache does not evict for an entry whose charge is
      * larger than the current usage (there is not that much to evict, most likely because it is
      * pinned): usage then exceeds capacity until later inserts evict it back down, as in RocksDB.
+     *
+     * <p>Size limits, which refuse an insert with or without a strict limit (counted as
+     * {@code memoryLimitRejects}): usage is bounded so that it cannot overflow a {@code long}, and
+     * an insert that would take usage past that bound is refused, as is a charge above it; the
+     * off-heap caches bound each shard's usage by its even share of 2^56 bytes
+     * ({@code CacheOptions.MAX_USAGE}), so only pinned entries held over capacity, or a capacity
+     * set beyond 2^56, come near it. An LRU shard all of whose records (up to
+     * {@code min(2^31, 2^(40 - numShardBits))}) hold pinned entries refuses as well.
      *
      * @param charge what the entry counts against capacity, {@code >= 0}
      * @throws IllegalArgumentException if {@code charge} is negative or larger than the capacity
@@ -165,12 +174,18 @@ public interface Cache extends AutoCloseable {
      */
     boolean erase(long key0, long key1);
 
-    /** The capacity in bytes. */
+    /** The capacity in bytes, as last set (see {@link #setCapacity}). */
     long capacity();
 
     /**
      * Changes the capacity. A smaller capacity is reached by later inserts' evictions in a
      * HyperClock cache, and at once (as far as entries are unpinned) in an LRU cache.
+     *
+     * <p>Any positive value is accepted, and the work it takes does not grow with the value. A
+     * capacity beyond what usage may reach acts as that bound (the off-heap caches: 2^56 bytes,
+     * see {@link #insert}), so {@code Long.MAX_VALUE} means "unbounded".
+     *
+     * @throws IllegalArgumentException if {@code capacity} is not positive
      */
     void setCapacity(long capacity);
 

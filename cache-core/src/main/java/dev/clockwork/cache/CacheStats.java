@@ -9,7 +9,8 @@ package dev.clockwork.cache;
  * @param inserts inserts that stored an entry in the table
  * @param standaloneInserts inserts that returned a pinned handle not indexed by the table
  *     (duplicate key or table full); the entry is freed when its last handle is released
- * @param memoryLimitRejects inserts refused because the strict capacity limit could not be met
+ * @param memoryLimitRejects inserts refused because the strict capacity limit could not be met,
+ *     or a size limit was reached (see {@link Cache#insert})
  * @param admissionRejects inserts refused by the {@link Admission} policy
  * @param evictions entries evicted to make room
  * @param evictionEffortExceeded eviction sweeps that gave up because too much of what they saw

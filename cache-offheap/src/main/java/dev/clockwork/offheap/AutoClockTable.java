@@ -67,6 +67,13 @@ final class AutoClockTable extends ClockTable {
     static final double MAX_LOAD_FACTOR = 0.6;
     /** Smallest average entry charge the reservation is sized for (RocksDB's default). */
     static final long DEFAULT_MIN_AVG_ENTRY_CHARGE = 450;
+    /**
+     * Most address space the tables of one cache reserve together: 1 TiB, 2^34 slots. Room for
+     * about 10 billion entries, a capacity of 5 TiB at the default minimum average charge, while
+     * an "unbounded" cache ({@code capacity(Long.MAX_VALUE)}) maps 1 TiB rather than tens of TiB;
+     * beyond it the table stops growing and inserts evict to free slots.
+     */
+    static final long MAX_RESERVATION_BYTES = 1L << 40;
     private static final long PAGE_BYTES = 4096;
     /** Homes an eviction thread claims from the shared clock pointer at a time. */
     private static final int CLOCK_STEP = 4;
@@ -99,10 +106,10 @@ final class AutoClockTable extends ClockTable {
     /** Next home to create; runs ahead of {@link #lengthInfo} while splits are in progress. */
     private final AtomicLong growFrontier;
 
-    AutoClockTable(long maxSlots, int shardIndex, long capacity, boolean strict,
+    AutoClockTable(long maxSlots, int shardIndex, long capacity, long usageLimit, boolean strict,
                    int evictionEffortCap, boolean chargeMetadata, CacheMemory memory) {
-        super(NativeMemory.reserve(maxSlots * SLOT_BYTES), maxSlots, shardIndex, capacity, strict,
-                evictionEffortCap, chargeMetadata, memory);
+        super(NativeMemory.reserve(maxSlots * SLOT_BYTES), maxSlots, shardIndex, capacity,
+                usageLimit, strict, evictionEffortCap, chargeMetadata, memory);
         long start = startingLength(capacity);
         int shift = 63 - Long.numberOfLeadingZeros(start);
         for (long home = 0; home < start; home++) {
@@ -115,14 +122,32 @@ final class AutoClockTable extends ClockTable {
     }
 
     /**
-     * Slots to reserve for a shard: enough for the capacity filled with entries of
-     * {@code minAvgEntryCharge} at {@link #MAX_LOAD_FACTOR}, rounded up to whole pages.
+     * Slots to reserve for one of {@code 2^shardBits} shards: enough for the shard's capacity
+     * filled with entries of {@code minAvgEntryCharge} at {@link #MAX_LOAD_FACTOR}, rounded up to
+     * whole pages, but at most {@link #maxReservedSlots}. The count is estimated in
+     * {@code double}, so no capacity overflows it.
      */
-    static long maxSlots(long capacity, long minAvgEntryCharge, boolean chargeMetadata) {
+    static long maxSlots(long capacity, long minAvgEntryCharge, boolean chargeMetadata,
+                         int shardBits) {
         double slotCharge = minAvgEntryCharge * MAX_LOAD_FACTOR + (chargeMetadata ? SLOT_BYTES : 0);
-        long slots = (long) (capacity / slotCharge) + 1;
-        long bytes = (slots * SLOT_BYTES + PAGE_BYTES - 1) & -PAGE_BYTES;
-        return Math.min(bytes / SLOT_BYTES, 1L << 31);
+        double wanted = capacity / slotCharge + 1;
+        long limit = maxReservedSlots(shardBits);
+        if (wanted >= limit) {
+            return limit;
+        }
+        long pageSlots = PAGE_BYTES / SLOT_BYTES;
+        long slots = ((long) wanted + pageSlots - 1) & -pageSlots;
+        return Math.min(slots, limit);
+    }
+
+    /**
+     * Most slots one of {@code 2^shardBits} shards reserves: what its handles can name
+     * ({@link ClockTable#maxSlotsPerShard}), and its share of {@link #MAX_RESERVATION_BYTES}. A
+     * whole number of pages, as every bound is a power of two of at least a page.
+     */
+    static long maxReservedSlots(int shardBits) {
+        long share = MAX_RESERVATION_BYTES / SLOT_BYTES >> shardBits;
+        return Math.min(maxSlotsPerShard(shardBits), share);
     }
 
     /** One page of slots, or a few for tiny capacities (tests). */

@@ -72,24 +72,37 @@ public final class AutoHyperClockCache extends HyperClockCache {
 
         /**
          * The smallest average entry charge the reservation must allow for (default 450, as in
-         * RocksDB): the tables reserve room for capacity / this many entries. Smaller values cost
-         * only address space; if entries are smaller on average, the table stops growing and
-         * inserts evict to free slots, leaving part of the capacity unused.
+         * RocksDB), at least 1: the tables reserve room for capacity / this many entries. Smaller
+         * values cost only address space; if entries are smaller on average, the table stops
+         * growing and inserts evict to free slots, leaving part of the capacity unused.
+         *
+         * <p>The reservation is bounded whatever the capacity: all shards together reserve at
+         * most 1 TiB (2^34 slots of 64 bytes, room for about 10 billion entries; at the default
+         * charge, a capacity of about 5 TiB), an even share each, and a shard at most 2^32 slots
+         * (what a handle can name). So
+         * {@code capacity(Long.MAX_VALUE)} builds a cache that maps 1 TiB of address space
+         * (resident only as used) and evicts for slots once its tables are full.
          */
         public Builder minAvgEntryCharge(long bytes) {
             this.minAvgEntryCharge = bytes;
             return this;
         }
 
+        @Override
+        public void validate() {
+            super.validate();
+            Args.requirePositive("minAvgEntryCharge", minAvgEntryCharge);
+        }
+
+        @Override
         public AutoHyperClockCache build() {
             validate();
-            Args.requirePositive("minAvgEntryCharge", minAvgEntryCharge);
+            int shardBits = shardBits();
             CacheMemory memory = new CacheMemory(recordStats);
-            ClockTable[] tables = makeTables(memory, (shard, shardCapacity, mem) ->
-                    new AutoClockTable(
-                            AutoClockTable.maxSlots(shardCapacity, minAvgEntryCharge, chargeMetadata),
-                            shard, shardCapacity, strictCapacityLimit, evictionEffortCap,
-                            chargeMetadata, mem));
+            ClockTable[] tables = makeTables(memory, (shard, shardCapacity, usageLimit, mem) ->
+                    new AutoClockTable(AutoClockTable.maxSlots(shardCapacity, minAvgEntryCharge,
+                            chargeMetadata, shardBits), shard, shardCapacity, usageLimit,
+                            strictCapacityLimit, evictionEffortCap, chargeMetadata, mem));
             return new AutoHyperClockCache(memory, tables, capacity, hashSeed, admission);
         }
     }

@@ -5,12 +5,45 @@ import dev.clockwork.cache.Args;
 
 /**
  * Options every off-heap cache builder shares: capacity, sharding, the strict limit, metadata
- * charging, the hash seed, stats and admission. Each builder's {@code build()} validates them and
- * names the first bad one.
+ * charging, the hash seed, stats and admission. Each builder's {@code build()} validates them
+ * ({@link #validate()}) and names the first bad one.
+ *
+ * <h2>Sizes and limits</h2>
+ * <ul>
+ *   <li><b>Capacity</b>: any positive {@code long}; each of the 2^numShardBits shards gets an
+ *       even share, rounded up, but at most its share of {@link #MAX_USAGE}. So a capacity of
+ *       {@link #MAX_USAGE} or more ({@code Long.MAX_VALUE} for "unbounded") makes a cache that
+ *       evicts only at {@link #MAX_USAGE}; {@code capacity()} still reports the value set.</li>
+ *   <li><b>Usage</b>: inserts keep a shard's usage within {@code MAX_USAGE / 2^numShardBits}
+ *       (an Auto table's slots, charged as it grows, may add at most its reservation, 1 TiB
+ *       for all shards), so neither a shard's usage nor the cache's sum of them can overflow a
+ *       {@code long}. An insert that would take its shard past that share is refused, with or
+ *       without a strict limit, and counted in {@code memoryLimitRejects}; so is any charge
+ *       above it. Below {@link #MAX_USAGE} capacity it only matters for pinned entries held
+ *       over capacity.</li>
+ *   <li><b>Slots and records</b>: a handle names a slot (HyperClock) or record (LRU) and its
+ *       shard in 40 bits ({@code MAX_LOCATION_BITS}), so a shard has at most
+ *       {@code 2^(40 - numShardBits)} of them, and at most 2^32 (HyperClock) or 2^31 (LRU).
+ *       Each cache type says what it does at its limit.</li>
+ * </ul>
  *
  * @param <B> the concrete builder, returned by each setter for chaining
  */
 public abstract class CacheOptions<B extends CacheOptions<B>> {
+    /** A handle names a slot or record and its shard in this many bits. */
+    static final int MAX_LOCATION_BITS = EntryStamp.LOCATION_BITS;
+    /** log2 of the most shards a cache may have (65,536). */
+    public static final int MAX_SHARD_BITS = 16;
+    /**
+     * Most bytes a cache's usage may reach, 2^56 (64 PiB), shared evenly by its shards. Beyond
+     * any memory, and 128 times below {@code Long.MAX_VALUE}, which leaves room for what the
+     * limit cannot stop: a HyperClock insert checks its shard's usage after adding its charge
+     * (and takes the charge back if that passed the limit), so for an instant the counter may
+     * hold the charges of every insert in flight, each at most the shard's share; it would take
+     * 127 of them at once, each charged the whole share, to overflow. Sums over shards stay below
+     * {@code Long.MAX_VALUE} as well.
+     */
+    public static final long MAX_USAGE = 1L << 56;
     long capacity = -1;
     int numShardBits = -1;
     boolean strictCapacityLimit;
@@ -30,16 +63,23 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
     /** The smallest shard worth its own lock or table when choosing shard bits by default. */
     abstract long minShardBytes();
 
-    /** Capacity in bytes; required. */
+    /**
+     * Capacity in bytes, 1 to {@code Long.MAX_VALUE}; required. Each shard gets
+     * {@code ceil(capacity / 2^numShardBits)}, but at most {@code MAX_USAGE / 2^numShardBits}
+     * (see {@link #MAX_USAGE}): a larger capacity, {@code Long.MAX_VALUE} for "unbounded", acts
+     * as {@link #MAX_USAGE}. The same holds for {@code setCapacity}.
+     */
     public B capacity(long bytes) {
         this.capacity = bytes;
         return self();
     }
 
     /**
-     * log2 of the shard count, 0..16; -1 (default) picks, as RocksDB does, one more shard bit per
-     * doubling of capacity over the minimum shard size (32 MiB for HyperClock, 512 KiB for LRU), up
-     * to 64 shards.
+     * log2 of the shard count, 0..16 ({@link #MAX_SHARD_BITS}); -1 (default) picks, as RocksDB
+     * does, one more shard bit per doubling of capacity over the minimum shard size (32 MiB for
+     * HyperClock, 512 KiB for LRU), up to 64 shards. More shards leave fewer slots or records to
+     * each: at most {@code 2^(40 - numShardBits)} per shard (a handle names a slot or record
+     * and its shard in 40 bits).
      */
     public B numShardBits(int bits) {
         this.numShardBits = bits;
@@ -84,14 +124,41 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
         return self();
     }
 
-    /** Validates the options; subclasses add theirs. */
-    void validate() {
+    /**
+     * Checks every option as {@code build()} does, without allocating anything; subclasses add
+     * theirs. Useful to vet a configuration before building it.
+     *
+     * @throws IllegalArgumentException naming the first bad option; for sizes that do not go
+     *     together, naming each and what to change
+     */
+    public void validate() {
         Args.requirePositive("capacity", capacity);
-        Args.requireInRange("numShardBits", numShardBits, -1, 16);
+        Args.requireInRange("numShardBits", numShardBits, -1, MAX_SHARD_BITS);
+    }
+
+    /** Builds the cache, after {@link #validate()}. */
+    public abstract NativeCache build();
+
+    final int shardBits() {
+        return numShardBits >= 0 ? numShardBits
+                : NativeCache.defaultShardBits(capacity, minShardBytes());
     }
 
     final int shardCount() {
-        return 1 << (numShardBits >= 0 ? numShardBits
-                : NativeCache.defaultShardBits(capacity, minShardBytes()));
+        return 1 << shardBits();
+    }
+
+    /** Each shard's share of {@link #MAX_USAGE}, the most its usage may reach. */
+    static long shardUsageLimit(int shardBits) {
+        return MAX_USAGE >> shardBits;
+    }
+
+    /**
+     * Most slots (HyperClock) or records (LRU) a shard may have when there are
+     * {@code 2^shardBits} shards, as far as handles are concerned (see
+     * {@link #MAX_LOCATION_BITS}); each cache type may have a lower limit of its own.
+     */
+    static long maxLocationsPerShard(int shardBits) {
+        return 1L << (MAX_LOCATION_BITS - shardBits);
     }
 }

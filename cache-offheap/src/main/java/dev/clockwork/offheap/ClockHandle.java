@@ -43,9 +43,4 @@ final class ClockHandle {
     static long standaloneIndex(long handle) {
         return EntryStamp.location(handle);
     }
-
-    /** Most slots a table of a cache with {@code 2^shardBits} shards may have. */
-    static long maxSlots(int shardBits) {
-        return 1L << (EntryStamp.LOCATION_BITS - shardBits);
-    }
 }

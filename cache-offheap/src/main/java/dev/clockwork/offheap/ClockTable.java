@@ -38,7 +38,7 @@ abstract class ClockTable extends PaddedCounters {
 
     /** Results of {@link #insert} that are not a slot offset. */
     static final long INSERT_DROPPED = -1;   // not stored, nothing charged: free the value
-    static final long INSERT_REFUSED = -2;   // strict limit not met, nothing charged: free the value
+    static final long INSERT_REFUSED = -2;   // refused by a limit, nothing charged: free the value
     static final long INSERT_STANDALONE = -3; // usage charged: make a standalone entry
 
     /*
@@ -64,6 +64,17 @@ abstract class ClockTable extends PaddedCounters {
 
     static int foundStamp(long found) {
         return ((int) (found >>> 32) << 1) | 1;
+    }
+
+    /** Most slots a table may have, whatever the shard count: a handle's slot index is 32 bits. */
+    static final long MAX_SLOTS = 1L << 32;
+
+    /**
+     * Most slots a table may have when there are {@code 2^shardBits} shards: a handle names a
+     * slot and its shard in {@link CacheOptions#MAX_LOCATION_BITS} bits, the slot in at most 32.
+     */
+    static long maxSlotsPerShard(int shardBits) {
+        return Math.min(MAX_SLOTS, CacheOptions.maxLocationsPerShard(shardBits));
     }
 
     /** Thread-confined scratch for one eviction run, so eviction allocates nothing. */
@@ -103,6 +114,11 @@ abstract class ClockTable extends PaddedCounters {
     private final long metadataChargePerSlot;
 
     private volatile long capacity;
+    /**
+     * Most the shard's usage may reach: its share of {@link CacheOptions#MAX_USAGE}. An insert
+     * that would pass it is refused (see {@link #insert}); capacity never exceeds it.
+     */
+    private final long usageLimit;
     private volatile boolean strict;
     private final int evictionEffortCap;
     /** Charge of this shard's standalone entries (part of {@link #usage()}); kept by the cache. */
@@ -111,9 +127,12 @@ abstract class ClockTable extends PaddedCounters {
     /**
      * @param rawAddress zeroed memory for {@code slotCount} slots, 64-byte aligned, owned by the
      *     table from now on (see {@link #releaseTableMemory})
+     * @param capacity at most {@code usageLimit}
+     * @param usageLimit the shard's share of {@link CacheOptions#MAX_USAGE}
      */
-    ClockTable(long rawAddress, long slotCount, int shardIndex, long capacity, boolean strict,
-               int evictionEffortCap, boolean chargeMetadata, CacheMemory memory) {
+    ClockTable(long rawAddress, long slotCount, int shardIndex, long capacity, long usageLimit,
+               boolean strict, int evictionEffortCap, boolean chargeMetadata,
+               CacheMemory memory) {
         this.rawAddress = rawAddress;
         this.slotCount = slotCount;
         this.shardIndex = shardIndex;
@@ -121,6 +140,7 @@ abstract class ClockTable extends PaddedCounters {
         this.slots = MemorySegment.ofAddress(rawAddress).reinterpret(slotCount * SLOT_BYTES,
                 memory.arena(), null);
         this.capacity = capacity;
+        this.usageLimit = usageLimit;
         this.strict = strict;
         this.evictionEffortCap = evictionEffortCap;
         this.metadataChargePerSlot = chargeMetadata ? SLOT_BYTES : 0;
@@ -665,11 +685,18 @@ abstract class ClockTable extends PaddedCounters {
     /**
      * Charges usage for an entry and stores it in the table.
      *
+     * <p>Refused ({@link #INSERT_REFUSED}) when the charge would take usage past
+     * {@link #usageLimit}, strict limit or not: a charge above the limit at once (which also
+     * keeps the sums below from overflowing), otherwise after eviction has freed what it could.
+     *
      * @return {@link #found} of the new entry's slot and stamp ({@code >= 0}), or one of the
      *     {@code INSERT_*} codes
      */
     final long insert(long h0, long h1, long valueAddress, int valueLength, long charge,
                       long countdown, boolean keepRef) {
+        if (charge > usageLimit) {
+            return INSERT_REFUSED;
+        }
         long oldOccupancy = addOccupancy(1);
         boolean needEvictForOccupancy = !growIfNeeded(oldOccupancy + 1);
         if (strict) {
@@ -677,13 +704,18 @@ abstract class ClockTable extends PaddedCounters {
                 addOccupancy(-1);
                 return INSERT_REFUSED;
             }
-        } else if (!chargeUsageNonStrict(charge, needEvictForOccupancy)) {
-            addOccupancy(-1);
-            if (!keepRef) {
-                return INSERT_DROPPED; // as if inserted and evicted at once
+        } else {
+            long charged = chargeUsageNonStrict(charge, needEvictForOccupancy);
+            if (charged != CHARGED) {
+                addOccupancy(-1);
+                if (charged == OVER_LIMIT) {
+                    return INSERT_REFUSED;
+                }
+                if (!keepRef) {
+                    return INSERT_DROPPED; // as if inserted and evicted at once
+                }
+                return addUsageWithinLimit(charge) ? INSERT_STANDALONE : INSERT_REFUSED;
             }
-            addUsage(charge);
-            return INSERT_STANDALONE;
         }
         long slot = doInsert(h0, h1, valueAddress, valueLength, charge, countdown, keepRef);
         if (slot != NO_SLOT) {
@@ -725,7 +757,28 @@ abstract class ClockTable extends PaddedCounters {
         return true;
     }
 
-    private boolean chargeUsageNonStrict(long charge, boolean needEvictForOccupancy) {
+    /** {@link #chargeUsageNonStrict} results. */
+    private static final long CHARGED = 0;
+    private static final long NO_ROOM = 1;    // nothing charged: no slot could be freed
+    private static final long OVER_LIMIT = 2; // nothing charged: usage would pass usageLimit
+
+    /**
+     * Adds {@code delta} to usage unless that takes it past {@link #usageLimit}; then adds
+     * nothing and returns false. Judged by the counter's new value, so that racing inserts cannot
+     * pass the limit together (the counter holds their charges for an instant: see
+     * {@link CacheOptions#MAX_USAGE} for why that cannot overflow).
+     */
+    private boolean addUsageWithinLimit(long delta) {
+        long before = addUsage(delta);
+        if (delta > 0 && before + delta > usageLimit) {
+            addUsage(-delta);
+            return false;
+        }
+        return true;
+    }
+
+    /** Charges usage without a strict limit, evicting first as needed; see the result codes. */
+    private long chargeUsageNonStrict(long charge, boolean needEvictForOccupancy) {
         long oldUsage = usage();
         long cap = capacity;
         long needEvict;
@@ -747,19 +800,23 @@ abstract class ClockTable extends PaddedCounters {
             EvictionData data = EVICTION_DATA.get().reset();
             evict(needEvict, data);
             if (needEvictForOccupancy && data.freedCount == 0) {
-                return false;
+                return NO_ROOM;
             }
             addOccupancy(-data.freedCount);
             freedCharge = data.freedCharge;
         }
-        addUsage(charge - freedCharge);
-        return true;
+        if (!addUsageWithinLimit(charge - freedCharge)) {
+            addUsage(-freedCharge); // what eviction freed stays freed
+            return OVER_LIMIT;
+        }
+        return CHARGED;
     }
 
     final long capacity() {
         return capacity;
     }
 
+    /** @param capacity at most {@link #usageLimit} ({@link NativeCache#perShardCapacity}) */
     final void setCapacity(long capacity) {
         this.capacity = capacity;
     }

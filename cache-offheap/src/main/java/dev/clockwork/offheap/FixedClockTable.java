@@ -33,14 +33,15 @@ final class FixedClockTable extends ClockTable {
     private final long lengthMask;
     private final long occupancyLimit;
 
-    FixedClockTable(int lengthBits, int shardIndex, long capacity, boolean strict,
-                    int evictionEffortCap, boolean chargeMetadata, CacheMemory memory) {
-        super(allocateZeroed(1L << lengthBits), 1L << lengthBits, shardIndex, capacity, strict,
-                evictionEffortCap, chargeMetadata, memory);
+    FixedClockTable(int lengthBits, int shardIndex, long capacity, long usageLimit,
+                    boolean strict, int evictionEffortCap, boolean chargeMetadata,
+                    CacheMemory memory) {
+        super(allocateZeroed(1L << lengthBits), 1L << lengthBits, shardIndex, capacity, usageLimit,
+                strict, evictionEffortCap, chargeMetadata, memory);
         chargeSlots(slotCount);
         this.lengthBits = lengthBits;
         this.lengthMask = (1L << lengthBits) - 1;
-        this.occupancyLimit = (long) ((1L << lengthBits) * STRICT_LOAD_FACTOR);
+        this.occupancyLimit = occupancyLimit(lengthBits);
     }
 
     /**
@@ -52,12 +53,15 @@ final class FixedClockTable extends ClockTable {
      * table alone is the whole capacity and the cache holds almost nothing. So, unlike RocksDB,
      * we step down to a smaller table while it lets at least as many entries of the estimated
      * charge fit. Realistic estimates (a few hundred bytes and up) keep RocksDB's size.
+     *
+     * <p>Not capped: the builder refuses a result above {@link ClockTable#maxSlotsPerShard}, and
+     * one whose table holds no entry ({@link #occupancyLimit} 0).
      */
     static int lengthBits(long capacity, long estimatedEntryCharge, boolean chargeMetadata) {
         double averageSlotCharge = estimatedEntryCharge * LOAD_FACTOR
                 + (chargeMetadata ? SlotLayout.SLOT_BYTES : 0);
         long slots = Math.max(1L, (long) Math.ceil(capacity / averageSlotCharge));
-        int bits = Math.min(64 - Long.numberOfLeadingZeros(slots - 1), 31); // ceil(log2(slots))
+        int bits = 64 - Long.numberOfLeadingZeros(slots - 1); // ceil(log2(slots)), at most 63
         if (chargeMetadata) {
             while (bits > 0 && entriesFitting(bits - 1, capacity, estimatedEntryCharge)
                     >= entriesFitting(bits, capacity, estimatedEntryCharge)) {
@@ -65,6 +69,14 @@ final class FixedClockTable extends ClockTable {
             }
         }
         return bits;
+    }
+
+    /**
+     * Most entries a table of {@code 2^bits} slots accepts: {@link #STRICT_LOAD_FACTOR} of them,
+     * rounded down; 0 for a one-slot table, which is useless.
+     */
+    static long occupancyLimit(int bits) {
+        return (long) ((1L << bits) * STRICT_LOAD_FACTOR);
     }
 
     /**

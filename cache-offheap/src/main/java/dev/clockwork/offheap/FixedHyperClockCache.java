@@ -117,23 +117,84 @@ public final class FixedHyperClockCache extends HyperClockCache {
         private Builder() {
         }
 
-        /** Expected average charge per entry, used to size the tables; required. */
+        /**
+         * Expected average charge per entry, used to size the tables; required, at least 1.
+         *
+         * <p>Every shard gets a table of {@code 2^k} slots sized for its share of the capacity
+         * (see {@link CacheOptions#capacity}) in entries of this charge, allocated and charged up
+         * front. {@link #build()} refuses, naming the sizes and what to change:
+         * <ul>
+         *   <li>a table that could not hold one entry: the estimate is larger than a shard's
+         *       share of the capacity, or that share is so small next to the estimate and the
+         *       charged slots that the table would get one slot, which holds no entry (its
+         *       occupancy limit is 0);</li>
+         *   <li>a table of more slots than a shard may have: {@code 2^32}, and
+         *       {@code 2^(40 - numShardBits)} (a handle names a slot and its shard in 40 bits).
+         *       So a fixed cache cannot be "unbounded": {@code capacity(Long.MAX_VALUE)} is
+         *       refused unless the estimate is large enough for its tables to fit.</li>
+         * </ul>
+         */
         public Builder estimatedEntryCharge(long bytes) {
             this.estimatedEntryCharge = bytes;
             return this;
         }
 
+        @Override
+        public void validate() {
+            super.validate();
+            Args.requirePositive("estimatedEntryCharge", estimatedEntryCharge);
+            tableBits();
+        }
+
+        @Override
         public FixedHyperClockCache build() {
             validate();
-            Args.requirePositive("estimatedEntryCharge", estimatedEntryCharge);
-            long perShard = perShardCapacity(capacity, shardCount());
-            int lengthBits = FixedClockTable.lengthBits(perShard, estimatedEntryCharge,
-                    chargeMetadata);
+            int lengthBits = tableBits();
             CacheMemory memory = new CacheMemory(recordStats);
-            ClockTable[] tables = makeTables(memory, (shard, shardCapacity, mem) ->
-                    new FixedClockTable(lengthBits, shard, shardCapacity, strictCapacityLimit,
-                            evictionEffortCap, chargeMetadata, mem));
+            ClockTable[] tables = makeTables(memory, (shard, shardCapacity, usageLimit, mem) ->
+                    new FixedClockTable(lengthBits, shard, shardCapacity, usageLimit,
+                            strictCapacityLimit, evictionEffortCap, chargeMetadata, mem));
             return new FixedHyperClockCache(memory, tables, capacity, hashSeed, admission);
+        }
+
+        /**
+         * log2 of every shard's slot count ({@link FixedClockTable#lengthBits}), once checked that
+         * such a table can be made and can hold an entry of the estimated charge.
+         *
+         * @throws IllegalArgumentException naming capacity, estimatedEntryCharge and
+         *     numShardBits, when it cannot
+         */
+        private int tableBits() {
+            int shardBits = shardBits();
+            int shards = 1 << shardBits;
+            long perShard = perShardCapacity(capacity, shards);
+            int bits = FixedClockTable.lengthBits(perShard, estimatedEntryCharge, chargeMetadata);
+            int maxBits = Long.numberOfTrailingZeros(ClockTable.maxSlotsPerShard(shardBits));
+            if (bits > maxBits) {
+                throw new IllegalArgumentException("capacity " + capacity
+                        + " with estimatedEntryCharge " + estimatedEntryCharge + " needs 2^" + bits
+                        + " slots per shard, more than the 2^" + maxBits + " a shard may have with "
+                        + shardsText(shards) + ": raise estimatedEntryCharge or numShardBits, or"
+                        + " lower capacity");
+            }
+            String share = "each shard's share of capacity, " + perShard + " (capacity " + capacity
+                    + " over " + shardsText(shards) + ")";
+            if (estimatedEntryCharge > perShard) {
+                throw new IllegalArgumentException("estimatedEntryCharge " + estimatedEntryCharge
+                        + " is larger than " + share + ": a table sized for it holds no entry;"
+                        + " lower estimatedEntryCharge or numShardBits, or raise capacity");
+            }
+            if (FixedClockTable.occupancyLimit(bits) == 0) {
+                throw new IllegalArgumentException(share + ", is too small for a table that holds"
+                        + " an entry of estimatedEntryCharge " + estimatedEntryCharge
+                        + " next to its slots (charged " + SlotLayout.SLOT_BYTES + " bytes each,"
+                        + " see chargeMetadata): raise capacity, or lower numShardBits");
+            }
+            return bits;
+        }
+
+        private static String shardsText(int shards) {
+            return shards == 1 ? "1 shard" : shards + " shards";
         }
     }
 }

@@ -74,7 +74,18 @@ public abstract class HyperClockCache extends NativeCache {
             return this;
         }
 
+        @Override
+        public void validate() {
+            target().validate();
+        }
+
+        @Override
         public HyperClockCache build() {
+            return target().build();
+        }
+
+        /** The builder of the table this one picks, with every option passed on. */
+        private HyperClockOptions<?> target() {
             Args.requireInRange("estimatedEntryCharge", estimatedEntryCharge, 0, Long.MAX_VALUE);
             HyperClockOptions<?> target = estimatedEntryCharge > 0
                     ? FixedHyperClockCache.builder().estimatedEntryCharge(estimatedEntryCharge)
@@ -83,8 +94,7 @@ public abstract class HyperClockCache extends NativeCache {
                     .strictCapacityLimit(strictCapacityLimit).evictionEffortCap(evictionEffortCap)
                     .chargeMetadata(chargeMetadata).hashSeed(hashSeed).recordStats(recordStats)
                     .admission(admission);
-            return target instanceof FixedHyperClockCache.Builder fixed ? fixed.build()
-                    : ((AutoHyperClockCache.Builder) target).build();
+            return target;
         }
     }
 

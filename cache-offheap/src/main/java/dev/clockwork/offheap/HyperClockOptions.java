@@ -34,24 +34,28 @@ public abstract class HyperClockOptions<B extends HyperClockOptions<B>> extends 
     }
 
     @Override
-    final void validate() {
+    public void validate() {
         super.validate();
         Args.requireInRange("evictionEffortCap", evictionEffortCap, 1, Integer.MAX_VALUE);
     }
 
+    @Override
+    public abstract HyperClockCache build();
+
     /** Makes the table of one shard. */
     interface TableMaker {
-        ClockTable make(int shard, long shardCapacity, CacheMemory memory);
+        ClockTable make(int shard, long shardCapacity, long usageLimit, CacheMemory memory);
     }
 
     /** Makes every shard's table, freeing those already made if one fails. */
     final ClockTable[] makeTables(CacheMemory memory, TableMaker maker) {
         int shards = shardCount();
         long perShard = HyperClockCache.perShardCapacity(capacity, shards);
+        long usageLimit = shardUsageLimit(shardBits());
         ClockTable[] tables = new ClockTable[shards];
         try {
             for (int i = 0; i < shards; i++) {
-                tables[i] = maker.make(i, perShard, memory);
+                tables[i] = maker.make(i, perShard, usageLimit, memory);
             }
         } catch (RuntimeException | Error e) {
             memory.closeArena();

@@ -48,7 +48,15 @@ public final class LruCache extends NativeCache {
         return new Builder();
     }
 
-    /** Options of an {@link LruCache}; see {@link CacheOptions} for the shared ones. */
+    /**
+     * Options of an {@link LruCache}; see {@link CacheOptions} for the shared ones, and for the
+     * limits on sizes. Nothing is allocated in proportion to the capacity, so
+     * {@code capacity(Long.MAX_VALUE)} builds an unbounded cache (usage bounded by
+     * {@link CacheOptions#MAX_USAGE}). A shard holds at most
+     * {@code min(2^31, 2^(40 - numShardBits))} records (less one per 1,024 for chunk headers);
+     * with all of them in use an insert evicts the least recently used entry to reuse its
+     * record, and is refused ({@code memoryLimitRejects}) when every record is pinned.
+     */
     public static final class Builder extends CacheOptions<Builder> {
         private double highPriPoolRatio = 0.5;
         private double lowPriPoolRatio = 0.0;
@@ -73,24 +81,32 @@ public final class LruCache extends NativeCache {
             return this;
         }
 
-        public LruCache build() {
-            validate();
+        @Override
+        public void validate() {
+            super.validate();
             Args.requireInRange("highPriPoolRatio", highPriPoolRatio, 0.0, 1.0);
             Args.requireInRange("lowPriPoolRatio", lowPriPoolRatio, 0.0, 1.0);
             if (highPriPoolRatio + lowPriPoolRatio > 1.0) {
                 throw new IllegalArgumentException("highPriPoolRatio + lowPriPoolRatio is "
                         + (highPriPoolRatio + lowPriPoolRatio) + "; at most 1.0");
             }
+        }
+
+        @Override
+        public LruCache build() {
+            validate();
             CacheMemory memory = new CacheMemory(recordStats);
-            int count = shardCount();
+            int shardBits = shardBits();
+            int count = 1 << shardBits;
             long perShard = perShardCapacity(capacity, count);
+            long usageLimit = shardUsageLimit(shardBits);
+            int maxChunks = RecordSlab.maxChunks(shardBits);
             LruShard[] shards = new LruShard[count];
-            int shardBits = Integer.numberOfTrailingZeros(count);
             try {
                 for (int i = 0; i < count; i++) {
-                    shards[i] = new LruShard(memory.all(), i, shardBits, memory.stampSalt, memory.stats, perShard,
-                            strictCapacityLimit, highPriPoolRatio, lowPriPoolRatio,
-                            chargeMetadata);
+                    shards[i] = new LruShard(memory.all(), i, shardBits, memory.stampSalt,
+                            memory.stats, perShard, usageLimit, maxChunks, strictCapacityLimit,
+                            highPriPoolRatio, lowPriPoolRatio, chargeMetadata);
                 }
             } catch (RuntimeException | Error e) {
                 memory.closeArena();

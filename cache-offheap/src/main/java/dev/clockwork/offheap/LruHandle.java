@@ -36,9 +36,4 @@ final class LruHandle {
         long index = EntryStamp.location(handle) >>> shardBits;
         return index > Integer.MAX_VALUE ? -1 : (int) index;
     }
-
-    /** Most records a shard of a cache with {@code 2^shardBits} shards may hand out. */
-    static long maxRecords(int shardBits) {
-        return Math.min(1L << (EntryStamp.LOCATION_BITS - shardBits), Integer.MAX_VALUE);
-    }
 }

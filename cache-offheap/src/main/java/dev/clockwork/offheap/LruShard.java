@@ -95,6 +95,11 @@ final class LruShard {
     private long entryCount;
 
     private long capacity;
+    /**
+     * Most the shard's usage may reach: its share of {@link CacheOptions#MAX_USAGE}; capacity
+     * never exceeds it, and an insert that would pass it is refused ({@link #insert}).
+     */
+    private final long usageLimit;
     private boolean strict;
     private final boolean hasHighPool;
     private final boolean hasLowPool;
@@ -116,10 +121,16 @@ final class LruShard {
     private long highPoolUsage;
     private long lowPoolUsage;
 
+    /**
+     * @param capacity at most {@code usageLimit}
+     * @param usageLimit the shard's share of {@link CacheOptions#MAX_USAGE}
+     * @param maxRecordChunks the most chunks its records may take ({@link RecordSlab#maxChunks})
+     */
     LruShard(MemorySegment mem, int shardNumber, int shardBits, long stampSalt, StatsCounters stats,
-             long capacity, boolean strict, double highRatio, double lowRatio,
-             boolean chargeMetadata) {
+             long capacity, long usageLimit, int maxRecordChunks, boolean strict,
+             double highRatio, double lowRatio, boolean chargeMetadata) {
         this.shardNumber = shardNumber;
+        this.usageLimit = usageLimit;
         this.shardBits = shardBits;
         this.stats = stats;
         this.metaCharge = chargeMetadata ? LruEntryLayout.ENTRY_BYTES : 0;
@@ -130,7 +141,7 @@ final class LruShard {
         this.pools = hasHighPool || hasLowPool;
         this.strict = strict;
         this.slab = new RecordSlab(mem, RAW, stampSalt,
-                (long) shardNumber << EntryStamp.LOCATION_BITS, LruHandle.maxRecords(shardBits));
+                (long) shardNumber << EntryStamp.LOCATION_BITS, maxRecordChunks);
         this.head = NativeMemory.allocate(LruEntryLayout.ENTRY_BYTES);
         setPrev(head, head);
         setNext(head, head);
@@ -509,10 +520,7 @@ final class LruShard {
     private void evictFor(long charge) {
         long evicted = 0;
         while (usage + charge > capacity && next(head) != head) {
-            long e = next(head);
-            listRemove(e);
-            hashRemove(e);
-            free(e);
+            evictOldest();
             evicted++;
         }
         if (evicted != 0) {
@@ -520,7 +528,34 @@ final class LruShard {
         }
     }
 
-    /** {@link #insert}'s result when a strict limit refused an entry the caller wanted pinned. */
+    /** Evicts the oldest unreferenced entry; the list must not be empty. Counts no stats. */
+    private void evictOldest() {
+        long e = next(head);
+        listRemove(e);
+        hashRemove(e);
+        free(e);
+    }
+
+    /**
+     * Makes sure the slab can hand out a record: when every record it may have is taken, evicts
+     * the oldest unreferenced entry to free one. Returns false if none is unreferenced.
+     */
+    private boolean freeRecordIfFull() {
+        if (!slab.full()) {
+            return true;
+        }
+        if (next(head) == head) {
+            return false;
+        }
+        evictOldest();
+        stats.evictions.increment();
+        return true;
+    }
+
+    /**
+     * {@link #insert}'s result when a strict limit refused an entry the caller wanted pinned, or
+     * a size limit (usage, records) refused an entry, pinned or not.
+     */
     static final long REFUSED = -1;
     /** {@link #insert}'s result for an entry dropped "as if inserted and evicted at once". */
     static final long DROPPED = 0;
@@ -530,14 +565,25 @@ final class LruShard {
      * of the key. Returns the new entry's handle (pinned if {@code keepRef}), or {@link #DROPPED}
      * or {@link #REFUSED}; in those two cases, and when it throws because the cache is closed,
      * the caller still owns the value.
+     *
+     * <p>Refused, strict limit or not, when the entry would take usage past
+     * {@link #usageLimit} (only pinned inserts over capacity come near it, or a charge above it),
+     * and when every record the shard may have is pinned (at {@link RecordSlab#maxChunks}; an
+     * unreferenced entry is evicted to free a record otherwise).
      */
     synchronized long insert(long h0, long h1, long valueAddress, int valueLength, long charge,
                              Priority priority, boolean keepRef) {
         checkNotClosed(); // the value stays the caller's (NativeCache.insertCopied's contract)
+        if (charge > usageLimit - metaCharge) {
+            return REFUSED; // can never fit; also keeps the sums below from overflowing
+        }
         long total = charge + metaCharge;
         evictFor(total);
         if (usage + total > capacity && (strict || !keepRef)) {
             return keepRef ? REFUSED : DROPPED;
+        }
+        if (total > usageLimit - usage || !freeRecordIfFull()) {
+            return REFUSED;
         }
         int index = slab.allocate();
         long e = slab.address(index);
@@ -668,6 +714,7 @@ final class LruShard {
 
     // ---------------------------------------------------------------- capacity and usage
 
+    /** @param capacity at most {@link #usageLimit} ({@link NativeCache#perShardCapacity}) */
     synchronized void setCapacity(long capacity) {
         checkNotClosed();
         this.capacity = capacity;

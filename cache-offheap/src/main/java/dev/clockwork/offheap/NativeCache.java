@@ -36,9 +36,14 @@ public abstract class NativeCache implements Cache {
         this.admission = admission;
     }
 
-    /** Capacity of each of {@code shards} shards: the total split evenly, rounded up. */
+    /**
+     * Capacity of each of {@code shards} shards (a power of two): the total split evenly, rounded
+     * up, but at most the shard's share of {@link CacheOptions#MAX_USAGE}. Exact for every
+     * positive {@code long}: the rounding adds after dividing, so it cannot overflow.
+     */
     static long perShardCapacity(long capacity, int shards) {
-        return (capacity + shards - 1) / shards;
+        long share = capacity / shards + (capacity % shards == 0 ? 0 : 1);
+        return Math.min(share, CacheOptions.MAX_USAGE / shards);
     }
 
     /**

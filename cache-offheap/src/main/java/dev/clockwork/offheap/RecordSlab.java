@@ -52,6 +52,16 @@ final class RecordSlab {
     /** Indexes are 31 bits, so at most this many chunks (2^31 records, 128 GiB of them). */
     static final int MAX_CHUNKS = 1 << (31 - CHUNK_SHIFT);
 
+    /**
+     * Most chunks the slab of one of {@code 2^shardBits} shards may carve: its indexes stay below
+     * 2^31 and below {@link CacheOptions#maxLocationsPerShard} (a handle names a record and its
+     * shard in {@link CacheOptions#MAX_LOCATION_BITS} bits).
+     */
+    static int maxChunks(int shardBits) {
+        return (int) (Math.min(1L << 31, CacheOptions.maxLocationsPerShard(shardBits))
+                >> CHUNK_SHIFT);
+    }
+
     static final long FREE_NEXT_OFFSET = 0;
     /**
      * Where the stamp lives: the second half of a record's eighth word, so that an owner
@@ -66,12 +76,12 @@ final class RecordSlab {
     private final long stampSalt;
     /** Or'ed with a record's index: a number no other slot or record of the cache has. */
     private final long identityBase;
-    /** Indexes at or above it are never handed out (chunk headers count among them). */
-    private final int maxIndex;
     /** All memory, scoped to the cache's arena: for {@link #addressOf}, which runs unlocked. */
     private final MemorySegment mem;
     /** All memory, unscoped: for everything else, which runs under the owner's lock. */
     private final MemorySegment raw;
+    /** Chunks this slab may carve at most ({@link #maxChunks}); see {@link #full}. */
+    private final int maxChunks;
     /** The chunk table: [chunk 0][chunk 1]...; written under the owner's lock. */
     private volatile long table;
     /** Chunks a lock-free reader may use: written after their addresses are in the table. */
@@ -91,16 +101,15 @@ final class RecordSlab {
      * @param stampSalt the cache's salt for seeding stamps ({@link CacheMemory#stampSalt})
      * @param identityBase or'ed with a record's index, a number no other slot or record of the
      *     cache has (its bits above the index's 31)
-     * @param maxRecords most records the slab hands out (its indexes must fit its handles);
-     *     more are refused with {@link IllegalStateException}
+     * @param maxChunks the most chunks the slab may carve ({@link #maxChunks(int)})
      */
     RecordSlab(MemorySegment mem, MemorySegment raw, long stampSalt, long identityBase,
-               long maxRecords) {
+               int maxChunks) {
         this.mem = mem;
         this.raw = raw;
         this.stampSalt = stampSalt;
         this.identityBase = identityBase;
-        this.maxIndex = (int) Math.min(maxRecords, Integer.MAX_VALUE);
+        this.maxChunks = maxChunks;
         this.tableChunks = FIRST_TABLE_CHUNKS;
         long t = NativeMemory.allocate(tableBytes(tableChunks));
         this.table = t;
@@ -118,9 +127,9 @@ final class RecordSlab {
     }
 
     private void addChunk() {
-        if (chunks == MAX_CHUNKS) {
-            throw new IllegalStateException("a shard holds at most " + ((long) MAX_CHUNKS
-                    << CHUNK_SHIFT) + " entries");
+        if (chunks == maxChunks) { // callers check full() first
+            throw new IllegalStateException("a shard holds at most " + ((long) maxChunks
+                    << CHUNK_SHIFT) + " records");
         }
         long t = table;
         if (chunks == tableChunks) {
@@ -149,16 +158,23 @@ final class RecordSlab {
         return t;
     }
 
-    /** Hands out a record: its stamp moved on to an odd number, its other bytes stale. */
+    /**
+     * Whether {@link #allocate} would need a chunk beyond {@link #maxChunks}: no free record, the
+     * newest chunk used up, and no more chunks allowed. Under the owner's lock.
+     */
+    boolean full() {
+        return freeHead == 0 && fresh >>> CHUNK_SHIFT == chunks && chunks == maxChunks;
+    }
+
+    /**
+     * Hands out a record: its stamp moved on to an odd number, its other bytes stale. The caller
+     * checks {@link #full} first.
+     */
     int allocate() {
         int index = freeHead;
         if (index != 0) {
             freeHead = raw.get(INT, address(index) + FREE_NEXT_OFFSET);
         } else {
-            if (fresh >= maxIndex) {
-                throw new IllegalStateException("a shard holds at most " + maxIndex
-                        + " entries (records a handle can name)");
-            }
             if (fresh >>> CHUNK_SHIFT == chunks) {
                 addChunk(); // the newest chunk is used up
             }

@@ -59,7 +59,7 @@ final class StandaloneEntries {
         RecordSlab slab = this.slab;
         if (slab == null) {
             slab = new RecordSlab(memory.all(), RAW, memory.stampSalt, IDENTITY_BASE,
-                    EntryStamp.LOCATION_MASK);
+                    RecordSlab.MAX_CHUNKS);
             this.slab = slab;
         }
         int index = slab.allocate();

@@ -352,7 +352,7 @@ class AutoHyperClockCacheTest {
         var cache = track(AutoHyperClockCache.builder().capacity(1L << 30).numShardBits(0).build());
         long reserved = cache.reservedBytes();
         assertEquals(AutoClockTable.maxSlots(1L << 30, AutoClockTable.DEFAULT_MIN_AVG_ENTRY_CHARGE,
-                true) * SlotLayout.SLOT_BYTES, reserved);
+                true, 0) * SlotLayout.SLOT_BYTES, reserved);
         assertEquals(reserved, NativeMemory.reservedBytes());
         assertEquals(reserved, cache.chainReport().reservedBytes());
         for (long k = 0; k < 1000; k++) {
@@ -433,7 +433,7 @@ class AutoHyperClockCacheTest {
         var cache = track(AutoHyperClockCache.builder().capacity(capacity).numShardBits(0)
                 .minAvgEntryCharge(minAvgEntryCharge).build());
         long reservedSlots = cache.reservedBytes() / SlotLayout.SLOT_BYTES;
-        assertEquals(AutoClockTable.maxSlots(capacity, minAvgEntryCharge, true), reservedSlots);
+        assertEquals(AutoClockTable.maxSlots(capacity, minAvgEntryCharge, true, 0), reservedSlots);
         assertEquals(128, reservedSlots, "256 KiB / (0.6 * 4096 + 64) slots, rounded up to pages");
         int n = 5_000;
         for (long k = 0; k < n; k++) {

@@ -18,7 +18,12 @@ class LruShardTest {
     private LruShard shard;
 
     private LruShard shard(long capacity, double high, double low) {
-        shard = new LruShard(memory.all(), 0, 0, memory.stampSalt, memory.stats, capacity, false, high, low, false);
+        return shard(capacity, high, low, RecordSlab.MAX_CHUNKS);
+    }
+
+    private LruShard shard(long capacity, double high, double low, int maxRecordChunks) {
+        shard = new LruShard(memory.all(), 0, 0, memory.stampSalt, memory.stats, capacity,
+                CacheOptions.MAX_USAGE, maxRecordChunks, false, high, low, false);
         return shard;
     }
 
@@ -58,6 +63,48 @@ class LruShardTest {
         long e = shard.lookup(key, h1(key));
         assertNotEquals(0, e, "key " + key + " missing");
         shard.release(e, false);
+    }
+
+    /**
+     * At its record limit (here one chunk: 1,023 records) a shard evicts its least recently used
+     * entry to reuse the record, whatever the capacity left, and refuses an insert when every
+     * record is pinned; after a release it takes inserts again.
+     */
+    @Test
+    void atTheRecordLimitInsertsEvictTheOldestOrAreRefused() {
+        int records = RecordSlab.RECORDS_PER_CHUNK - 1; // the chunk's header is no record
+        shard(Long.MAX_VALUE >> 8, 0, 0, 1);
+        for (long k = 0; k < records; k++) {
+            assertTrue(insert(k, Priority.LOW, false) > 0, "insert " + k);
+        }
+        assertEquals(records, shard.entryCount());
+        long evictions = memory.stats.evictions.sum();
+        hit(0); // key 1 is now the oldest
+        assertTrue(insert(records, Priority.LOW, false) > 0);
+        assertEquals(records, shard.entryCount());
+        assertEquals(evictions + 1, memory.stats.evictions.sum());
+        assertEquals(0, shard.lookup(1, h1(1)), "the oldest gave its record up");
+        hit(0);
+        // Pin every record: nothing left to evict, so inserts are refused, pinned or not.
+        long[] handles = new long[records];
+        for (int k = 0; k < records; k++) {
+            handles[k] = shard.lookup(k == 1 ? records : k, h1(k == 1 ? records : k));
+            assertNotEquals(0, handles[k], "key " + k);
+        }
+        assertEquals(LruShard.REFUSED, insert(5000, Priority.LOW, false));
+        assertEquals(LruShard.REFUSED, insert(5001, Priority.HIGH, true));
+        assertEquals(records, shard.entryCount());
+        shard.release(handles[7], false);
+        assertTrue(insert(5002, Priority.LOW, false) > 0, "evicts 7, the only unpinned entry");
+        assertEquals(0, shard.lookup(7, h1(7)));
+        for (int k = 0; k < records; k++) {
+            if (k != 7) {
+                shard.release(handles[k], false);
+            }
+        }
+        assertEquals(RecordSlab.MAX_CHUNKS, RecordSlab.maxChunks(9), "31-bit indexes");
+        assertEquals(1 << 20, RecordSlab.maxChunks(10), "2^30 records with 2^10 shards");
+        assertEquals(1 << 14, RecordSlab.maxChunks(16));
     }
 
     @Test

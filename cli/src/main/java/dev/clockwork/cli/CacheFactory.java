@@ -1,10 +1,14 @@
 package dev.clockwork.cli;
 
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.offheap.AutoHyperClockCache;
+import dev.clockwork.offheap.CacheOptions;
 import dev.clockwork.offheap.FixedHyperClockCache;
 import dev.clockwork.offheap.HyperClockCache;
 import dev.clockwork.offheap.LruCache;
@@ -81,9 +85,45 @@ public final class CacheFactory {
      * Builds the cache.
      *
      * @throws IllegalArgumentException if the type cannot be built (message from
-     *     {@link #checkType}) or the builder rejects a setting
+     *     {@link #checkType}) or the builder rejects a setting (see {@link #check})
      */
     public static Cache create(Settings s) {
+        return builder(s).build();
+    }
+
+    /**
+     * Checks that {@link #create} would build the cache, building nothing: null if so, else the
+     * builder's refusal with each builder argument it names replaced by the flag that set it.
+     *
+     * @param flags for each builder argument (capacity, numShardBits, estimatedEntryCharge,
+     *     minAvgEntryCharge, evictionEffortCap, highPriPoolRatio, lowPriPoolRatio), how to name
+     *     it to the user; arguments without an entry keep their name
+     */
+    public static String check(Settings s, Map<String, String> flags) {
+        try {
+            builder(s).validate();
+            return null;
+        } catch (IllegalArgumentException e) {
+            return inFlags(e.getMessage(), flags);
+        }
+    }
+
+    /** {@code message}, each whole word that is a key of {@code flags} replaced by its value. */
+    static String inFlags(String message, Map<String, String> flags) {
+        if (flags.isEmpty()) {
+            return message;
+        }
+        List<String> names = flags.keySet().stream().map(Pattern::quote).toList();
+        Matcher m = Pattern.compile("\\b(" + String.join("|", names) + ")\\b").matcher(message);
+        StringBuilder out = new StringBuilder();
+        while (m.find()) {
+            m.appendReplacement(out, Matcher.quoteReplacement(flags.get(m.group(1))));
+        }
+        return m.appendTail(out).toString();
+    }
+
+    /** The builder for these settings, with every option set; nothing is allocated. */
+    private static CacheOptions<?> builder(Settings s) {
         String problem = checkType(s.cacheType());
         if (problem != null) {
             throw new IllegalArgumentException(problem);
@@ -97,8 +137,7 @@ public final class CacheFactory {
                     .numShardBits(s.numShardBits())
                     .strictCapacityLimit(s.strictCapacityLimit())
                     .evictionEffortCap(s.evictionEffortCap())
-                    .hashSeed(s.hashSeed())
-                    .build();
+                    .hashSeed(s.hashSeed());
             case HYPER_CLOCK, AUTO_HYPER_CLOCK -> {
                 var builder = AutoHyperClockCache.builder()
                         .capacity(s.capacity())
@@ -109,7 +148,7 @@ public final class CacheFactory {
                 if (s.valueBytesEstimate() > 0) { // as cache_bench
                     builder.minAvgEntryCharge(s.valueBytesEstimate());
                 }
-                yield builder.build();
+                yield builder;
             }
             case LRU -> LruCache.builder()
                     .capacity(s.capacity())
@@ -117,8 +156,7 @@ public final class CacheFactory {
                     .strictCapacityLimit(s.strictCapacityLimit())
                     .highPriPoolRatio(s.highPriPoolRatio())
                     .lowPriPoolRatio(s.lowPriPoolRatio())
-                    .hashSeed(s.hashSeed())
-                    .build();
+                    .hashSeed(s.hashSeed());
             default -> throw new IllegalArgumentException(checkType(s.cacheType()));
         };
     }

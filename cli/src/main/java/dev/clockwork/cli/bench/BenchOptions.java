@@ -21,6 +21,8 @@ public final class BenchOptions {
     static final long MAX_THREADS = 1 << 16;
     static final long MAX_VALUE_BYTES = 1 << 30;
     static final long MAX_PINNED_PER_THREAD = 1 << 27;
+    /** Longest -progress_interval, in seconds: a year, as the soak's longest duration. */
+    static final double MAX_PROGRESS_INTERVAL_SECONDS = 365 * 24 * 3600.0;
 
     @Option(names = "-cache_type", paramLabel = "<name>", order = 1,
             defaultValue = CacheFactory.HYPER_CLOCK,
@@ -36,13 +38,15 @@ public final class BenchOptions {
 
     @Option(names = "-cache_size", paramLabel = "<uint64>", order = 3,
             defaultValue = "1073741824", converter = GFlags.UInt64.class,
-            description = "Cache capacity in bytes. Default: ${DEFAULT-VALUE} (1 GiB).")
+            description = "Cache capacity in bytes, up to 9223372036854775807 (a cache that never"
+                    + " evicts; the caches cap usage at 2^56). With -populate_cache, at most this"
+                    + " machine's memory. Default: ${DEFAULT-VALUE} (1 GiB).")
     long cacheSize;
 
     @Option(names = "-num_shard_bits", paramLabel = "<int32>", order = 4, defaultValue = "-1",
             converter = GFlags.Int32.class,
-            description = "log2 of the number of shards; -1 = chosen by the cache. Default:"
-                    + " ${DEFAULT-VALUE}.")
+            description = "log2 of the number of shards, -1..16; -1 = chosen by the cache."
+                    + " Default: ${DEFAULT-VALUE}.")
     int numShardBits;
 
     @Option(names = "-eviction_effort_cap", paramLabel = "<int32>", order = 5,
@@ -59,7 +63,8 @@ public final class BenchOptions {
 
     @Option(names = "-ops_per_thread", paramLabel = "<uint64>", order = 7,
             defaultValue = "2000000", converter = GFlags.UInt64.class,
-            description = "Operations per thread in the timed phase. Default: ${DEFAULT-VALUE}.")
+            description = "Operations per thread in the timed phase; times -threads at most"
+                    + " 9223372036854775807. Default: ${DEFAULT-VALUE}.")
     long opsPerThread;
 
     @Option(names = "-value_bytes", paramLabel = "<uint32>", order = 8, defaultValue = "8192",
@@ -81,8 +86,8 @@ public final class BenchOptions {
 
     @Option(names = "-skew", paramLabel = "<uint32>", order = 11, defaultValue = "5",
             converter = GFlags.UInt32.class,
-            description = "Key skew: a key is the least of skew+1 uniform draws (0 = uniform)."
-                    + " Default: ${DEFAULT-VALUE}.")
+            description = "Key skew: a key is the least of skew+1 uniform draws (0 = uniform; at"
+                    + " most 1000). Default: ${DEFAULT-VALUE}.")
     long skew;
 
     @Option(names = "-populate_cache", paramLabel = "<bool>", order = 12, arity = "0..1",
@@ -308,20 +313,16 @@ public final class BenchOptions {
 
     /**
      * The options of the JIT warm-up run: the same workload on a cache of at most
-     * {@link #WARMUP_CACHE_BYTES}, {@link #jitWarmupOps} ops split over the threads, quiet.
+     * {@link #WARMUP_CACHE_BYTES} (or of the measured run's size, when the cache type cannot be
+     * built that small with these flags, e.g. a fixed table whose shards would be smaller than
+     * one value), {@link #jitWarmupOps} ops split over the threads, quiet.
      */
     BenchOptions forWarmup() {
-        BenchOptions w = new BenchOptions();
-        for (var field : BenchOptions.class.getDeclaredFields()) {
-            if (!java.lang.reflect.Modifier.isStatic(field.getModifiers())) {
-                try {
-                    field.set(w, field.get(this));
-                } catch (IllegalAccessException e) {
-                    throw new AssertionError(e);
-                }
-            }
-        }
+        BenchOptions w = copy();
         w.cacheSize = Math.min(cacheSize, WARMUP_CACHE_BYTES);
+        if (CacheFactory.check(w.cacheSettings(0), java.util.Map.of()) != null) {
+            w.cacheSize = cacheSize;
+        }
         w.opsPerThread = Math.max(1, jitWarmupOps / threads);
         w.histograms = false;
         w.varyCapacityRatio = 0;
@@ -331,6 +332,21 @@ public final class BenchOptions {
         w.gatherStats = false;
         w.earlyExit = false;
         return w;
+    }
+
+    /** A copy of every flag's value. */
+    private BenchOptions copy() {
+        BenchOptions copy = new BenchOptions();
+        for (var field : BenchOptions.class.getDeclaredFields()) {
+            if (!java.lang.reflect.Modifier.isStatic(field.getModifiers())) {
+                try {
+                    field.set(copy, field.get(this));
+                } catch (IllegalAccessException e) {
+                    throw new AssertionError(e);
+                }
+            }
+        }
+        return copy;
     }
 
     /**
@@ -343,8 +359,9 @@ public final class BenchOptions {
         if (typeProblem != null) {
             return "-cache_type: " + typeProblem;
         }
-        if (!(progressInterval >= 0)) {
-            return "-progress_interval must be >= 0";
+        if (!(progressInterval >= 0 && progressInterval <= MAX_PROGRESS_INTERVAL_SECONDS)) {
+            return "-progress_interval must be in [0, " + (long) MAX_PROGRESS_INTERVAL_SECONDS
+                    + "] seconds (a year), was " + progressInterval;
         }
         if (compare != null) {
             for (String type : compare) {
@@ -366,6 +383,10 @@ public final class BenchOptions {
         }
         if (threads > MAX_THREADS) {
             return "-threads=" + threads + " is more than " + MAX_THREADS;
+        }
+        if (opsPerThread > Long.MAX_VALUE / threads) {
+            return "-ops_per_thread=" + opsPerThread + " times -threads=" + threads
+                    + " is more than " + Long.MAX_VALUE + " operations in all";
         }
         if (cacheSize <= 0) {
             return "-cache_size must be > 0";
@@ -392,6 +413,10 @@ public final class BenchOptions {
         if (!(varyCapacityRatio >= 0 && varyCapacityRatio < 1)) {
             return "-vary_capacity_ratio must be in [0, 1), was " + varyCapacityRatio;
         }
+        if ((long) (cacheSize * (1.0 - varyCapacityRatio)) < 1) {
+            return "-vary_capacity_ratio=" + varyCapacityRatio + " would set capacities below 1"
+                    + " byte for -cache_size=" + cacheSize;
+        }
         long sum = lookupInsertPercent + insertPercent + blindInsertPercent + lookupPercent
                 + erasePercent;
         if (sum != 100) {
@@ -415,13 +440,63 @@ public final class BenchOptions {
             return "-degenerate_hash_bits must be in [0, " + MAX_DEGENERATE_HASH_BITS + "], was "
                     + degenerateHashBits;
         }
+        String problem = firstProblem(SizeChecks.shardBits(numShardBits),
+                SizeChecks.skew(skew), pinnedPerThread(),
+                SizeChecks.populationFits(populateCache, populateBytes(),
+                        "-cache_size, or the key space of -resident_ratio if smaller"),
+                SizeChecks.cache(cacheSettings(0), builderFlags()));
+        if (problem != null) {
+            return problem;
+        }
+        if (compare != null) {
+            for (String type : compare) {
+                BenchOptions other = copy();
+                other.cacheType = type;
+                problem = SizeChecks.cache(other.cacheSettings(0), builderFlags());
+                if (problem != null) {
+                    return "-compare: " + type + ": " + problem;
+                }
+            }
+        }
+        return null;
+    }
+
+    private static String firstProblem(String... problems) {
+        for (String problem : problems) {
+            if (problem != null) {
+                return problem;
+            }
+        }
+        return null;
+    }
+
+    private String pinnedPerThread() {
         long perThread = PinnedFifo.pinCountForThread(totalPinCount(), (int) threads - 1,
                 (int) threads);
         if (perThread > MAX_PINNED_PER_THREAD) {
-            return "-pinned_ratio=" + pinnedRatio + " pins " + perThread
-                    + " handles per thread, more than " + MAX_PINNED_PER_THREAD;
+            return "-pinned_ratio=" + pinnedRatio + " of -cache_size=" + cacheSize + " in values"
+                    + " of -value_bytes=" + valueBytes + " pins " + perThread
+                    + " handles per thread, more than " + MAX_PINNED_PER_THREAD
+                    + ": lower -pinned_ratio or -cache_size";
         }
         return null;
+    }
+
+    /** What population inserts at most: the cache's size, or the whole key space if smaller. */
+    long populateBytes() {
+        return (long) Math.min((double) cacheSize, (double) maxKey() * valueBytes);
+    }
+
+    /** The flag of each cache builder argument, for its refusals ({@link CacheFactory#check}). */
+    java.util.Map<String, String> builderFlags() {
+        return java.util.Map.of("capacity", "-cache_size",
+                "numShardBits", "-num_shard_bits",
+                "estimatedEntryCharge",
+                valueBytesEstimate > 0 ? "-value_bytes_estimate" : "-value_bytes",
+                "minAvgEntryCharge", "-value_bytes_estimate",
+                "evictionEffortCap", "-eviction_effort_cap",
+                "highPriPoolRatio", "-high_pri_pool_ratio",
+                "lowPriPoolRatio", "-low_pri_pool_ratio");
     }
 
     /** Key numbers are drawn from {@code [0, maxKey)}: {@code cache_size / resident_ratio / value_bytes}. */

@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -325,7 +326,7 @@ final class CacheBench {
                         done += w.done;
                     }
                     err.printf(Locale.ROOT, "progress: %d%% (%d of %d ops), %d ops/sec over the"
-                                    + " last %.1f s%n", total == 0 ? 100 : 100 * done / total,
+                                    + " last %.1f s%n", percent(done, total),
                             done, total, (long) ((done - lastDone) / ((now - lastNanos) * 1e-9)),
                             (now - lastNanos) * 1e-9);
                     err.flush();
@@ -338,6 +339,22 @@ final class CacheBench {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /**
+     * {@code 100 * done / total} rounded down, for {@code 0 <= done <= total}, exact for any
+     * {@code long} total (validation keeps the total one); 100 for no ops.
+     */
+    static long percent(long done, long total) {
+        if (total == 0) {
+            return 100;
+        }
+        if (done <= Long.MAX_VALUE / 100) {
+            return 100 * done / total;
+        }
+        // 100 * done passes Long.MAX_VALUE: once per progress line, so BigInteger is cheap enough.
+        return BigInteger.valueOf(done).multiply(BigInteger.valueOf(100))
+                .divide(BigInteger.valueOf(total)).longValueExact();
     }
 
     private static void joinAll(Thread[] threads, int count) {

@@ -33,6 +33,21 @@ final class ProcessStats {
         return OptionalLong.empty();
     }
 
+    /**
+     * The memory of this machine, or of this container if it is limited (the JVM's own view:
+     * {@code OperatingSystemMXBean.getTotalMemorySize}), when the JVM provides it.
+     */
+    static OptionalLong physicalMemoryBytes() {
+        if (ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os) {
+            long bytes = os.getTotalMemorySize();
+            if (bytes > 0) {
+                return OptionalLong.of(bytes);
+            }
+        }
+        return OptionalLong.empty();
+    }
+
     /** Heap bytes in use right after a full GC has been requested. */
     static long heapUsedAfterGc() {
         System.gc();

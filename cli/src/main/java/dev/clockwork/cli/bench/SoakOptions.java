@@ -49,8 +49,9 @@ public final class SoakOptions {
 
     @Option(names = "-cache_size", paramLabel = "<uint64>", order = 4, defaultValue = "67108864",
             converter = GFlags.UInt64.class,
-            description = "Cache capacity in bytes (the middle of the -vary_capacity_ratio range)."
-                    + " Default: ${DEFAULT-VALUE} (64 MiB).")
+            description = "Cache capacity in bytes (the middle of the -vary_capacity_ratio range),"
+                    + " up to 9223372036854775807; with -populate_cache, at most this machine's"
+                    + " memory. Default: ${DEFAULT-VALUE} (64 MiB).")
     long cacheSize;
 
     @Option(names = "-value_bytes", paramLabel = "<uint32>", order = 5,
@@ -73,8 +74,8 @@ public final class SoakOptions {
 
     @Option(names = "-num_shard_bits", paramLabel = "<int32>", order = 8, defaultValue = "-1",
             converter = GFlags.Int32.class,
-            description = "log2 of the number of shards; -1 = chosen by the cache. Default:"
-                    + " ${DEFAULT-VALUE}.")
+            description = "log2 of the number of shards, -1..16; -1 = chosen by the cache."
+                    + " Default: ${DEFAULT-VALUE}.")
     int numShardBits;
 
     @Option(names = "-eviction_effort_cap", paramLabel = "<int32>", order = 9,
@@ -90,8 +91,8 @@ public final class SoakOptions {
 
     @Option(names = "-skew", paramLabel = "<uint32>", order = 11, defaultValue = "5",
             converter = GFlags.UInt32.class,
-            description = "Key skew: a key is the least of skew+1 uniform draws (0 = uniform)."
-                    + " Default: ${DEFAULT-VALUE}.")
+            description = "Key skew: a key is the least of skew+1 uniform draws (0 = uniform; at"
+                    + " most 1000). Default: ${DEFAULT-VALUE}.")
     long skew;
 
     @Option(names = "-pinned_ratio", paramLabel = "<double>", order = 12, defaultValue = "0.1",
@@ -333,10 +334,45 @@ public final class SoakOptions {
         long perThread = PinnedFifo.pinCountForThread(totalPinCount(), (int) threads - 1,
                 (int) threads);
         if (perThread > MAX_PINNED_PER_THREAD) {
-            return "-pinned_ratio=" + pinnedRatio + " pins " + perThread
-                    + " handles per thread, more than " + MAX_PINNED_PER_THREAD;
+            return "-pinned_ratio=" + pinnedRatio + " of -cache_size=" + cacheSize
+                    + " in values of the mean size pins " + perThread
+                    + " handles per thread, more than " + MAX_PINNED_PER_THREAD
+                    + ": lower -pinned_ratio or -cache_size";
         }
-        return null;
+        String problem = SizeChecks.shardBits(numShardBits);
+        if (problem == null) {
+            problem = SizeChecks.skew(skew);
+        }
+        if (problem == null) {
+            problem = SizeChecks.populationFits(populateCache, populateBytes(),
+                    "98% of -cache_size x (1 + -vary_capacity_ratio), or the key space of"
+                            + " -resident_ratio if smaller");
+        }
+        if (problem == null) {
+            problem = SizeChecks.cache(cacheSettings(0), builderFlags());
+        }
+        return problem;
+    }
+
+    /** What population inserts at most: 98% of the starting capacity, or the key space. */
+    long populateBytes() {
+        double mean = SoakValues.meanSize(minValueBytes, maxValueBytes);
+        return (long) Math.min(SoakRun.POPULATE_FILL * initialCapacity(), maxKey(mean) * mean);
+    }
+
+    /** The flag of each cache builder argument, for its refusals ({@link CacheFactory#check}). */
+    java.util.Map<String, String> builderFlags() {
+        String capacity = varyCapacityRatio > 0
+                ? "the starting capacity (-cache_size x (1 + -vary_capacity_ratio))"
+                : "-cache_size";
+        String entryCharge = valueBytes != null ? "-value_bytes"
+                : "the mean value size (of -value_bytes_min to -value_bytes_max)";
+        return java.util.Map.of("capacity", capacity,
+                "numShardBits", "-num_shard_bits",
+                "estimatedEntryCharge", entryCharge,
+                "evictionEffortCap", "-eviction_effort_cap",
+                "highPriPoolRatio", "-high_pri_pool_ratio",
+                "lowPriPoolRatio", "-low_pri_pool_ratio");
     }
 
     /** The smallest capacity the wobble sets. */

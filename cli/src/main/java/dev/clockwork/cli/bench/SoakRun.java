@@ -66,7 +66,8 @@ final class SoakRun {
     static final long MAX_DRAIN_KEYS = 1L << 27;
     private static final long SAMPLE_NANOS = 200_000_000L;
     private static final int PUBLISH_EVERY = 128;
-    private static final double POPULATE_FILL = 0.98;
+    /** Population stops when usage reaches this share of the capacity. */
+    static final double POPULATE_FILL = 0.98;
     private static final Priority[] PRIORITIES =
             {Priority.HIGH, Priority.LOW, Priority.BOTTOM, Priority.LOW};
 

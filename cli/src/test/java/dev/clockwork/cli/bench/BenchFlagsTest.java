@@ -423,6 +423,146 @@ class BenchFlagsTest {
         assertTrue(((String) r[2]).contains("bench"), (String) r[2]);
     }
 
+    // ---------------------------------------------------------------- counts and sizes
+
+    private static String problem(String... args) {
+        return assertThrows(IllegalArgumentException.class, () -> parse(args)).getMessage();
+    }
+
+    /** Refused through the whole tool: usage error code 2, the message on stderr. */
+    private static String refused(String... args) {
+        Object[] r = runMain(prepend("bench", args));
+        assertEquals(2, r[0], "stdout:\n" + r[1] + "\nstderr:\n" + r[2]);
+        assertFalse(((String) r[1]).contains("Number of threads"), "nothing ran:\n" + r[1]);
+        return (String) r[2];
+    }
+
+    @Test
+    void totalOpsMustFitALong() {
+        String p = problem("-ops_per_thread=9223372036854775807", "-threads=2");
+        assertEquals("-ops_per_thread=9223372036854775807 times -threads=2 is more than"
+                + " 9223372036854775807 operations in all", p);
+        assertTrue(refused("-ops_per_thread=9223372036854775807", "-threads=2")
+                .contains("-ops_per_thread=9223372036854775807 times -threads=2"));
+        assertEquals(Long.MAX_VALUE / 16, parse("-ops_per_thread=" + Long.MAX_VALUE / 16)
+                .opsPerThread);
+        assertTrue(problem("-ops_per_thread=" + (Long.MAX_VALUE / 16 + 1)).contains("-threads=16"));
+        assertEquals(Long.MAX_VALUE, parse("-ops_per_thread=9223372036854775807", "-threads=1")
+                .opsPerThread);
+    }
+
+    /** The progress line's share of ops done, exact for every long total. */
+    @Test
+    void progressPercentNeverOverflows() {
+        assertEquals(100, CacheBench.percent(0, 0));
+        assertEquals(0, CacheBench.percent(0, 3));
+        assertEquals(33, CacheBench.percent(1, 3));
+        assertEquals(100, CacheBench.percent(3, 3));
+        long max = Long.MAX_VALUE;
+        assertEquals(100, CacheBench.percent(max, max));
+        assertEquals(99, CacheBench.percent(max - 1, max));
+        assertEquals(50, CacheBench.percent(1L << 62, max));
+        assertEquals(0, CacheBench.percent(4096, max));
+        java.util.SplittableRandom random = new java.util.SplittableRandom(3);
+        for (int i = 0; i < 10_000; i++) {
+            long total = random.nextLong(1, max);
+            long done = random.nextLong(0, total + 1);
+            long expected = java.math.BigInteger.valueOf(done).multiply(
+                    java.math.BigInteger.valueOf(100)).divide(java.math.BigInteger.valueOf(total))
+                    .longValueExact();
+            assertEquals(expected, CacheBench.percent(done, total), done + " of " + total);
+        }
+    }
+
+    @Test
+    void shardBitsSkewAndProgressIntervalAreBounded() {
+        for (String bits : List.of("-2", "17", "1000")) {
+            assertEquals("-num_shard_bits must be in [-1, 16], was " + Integer.parseInt(bits),
+                    problem("-num_shard_bits=" + bits));
+        }
+        assertTrue(refused("-num_shard_bits=17").contains("-num_shard_bits must be in [-1, 16]"));
+        assertEquals(16, parse("-num_shard_bits=16").numShardBits);
+        assertEquals(1000, parse("-skew=1000").skew);
+        assertTrue(problem("-skew=1001").startsWith("-skew=1001 is more than 1000"));
+        assertTrue(refused("-skew=4294967295").contains("-skew=4294967295"));
+        for (String interval : List.of("1e300", "Infinity", "NaN", "-1")) {
+            assertTrue(problem("-progress_interval=" + interval).startsWith(
+                    "-progress_interval must be in [0, 31536000] seconds"), interval);
+        }
+        assertEquals(31536000.0, parse("-progress_interval=31536000").progressInterval);
+        assertTrue(problem("-cache_size=1000", "-value_bytes=10",
+                "-vary_capacity_ratio=0.9999999999").contains("capacities below 1 byte"));
+    }
+
+    /**
+     * cache_size = Long.MAX_VALUE: refused while something would be proportional to it (the
+     * pinned handles, the population), and by the fixed table, whose slots it would need; with
+     * neither, LRU and Auto run it as a cache that never evicts.
+     */
+    @Test
+    void maxCacheSizeIsRefusedOrRuns() {
+        String max = "-cache_size=9223372036854775807";
+        assertTrue(refused(max).contains("-pinned_ratio=0.25 of -cache_size=9223372036854775807"
+                + " in values of -value_bytes=8192 pins 17592186044417 handles per thread, more"
+                + " than 134217728: lower -pinned_ratio or -cache_size"));
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                ProcessStats.physicalMemoryBytes().isPresent());
+        String p = refused(max, "-pinned_ratio=0");
+        assertTrue(p.contains("-populate_cache fills the cache with about 9223372036854775807"
+                + " bytes") && p.contains("more than this machine's memory")
+                && p.contains("lower -cache_size, or pass -populate_cache=false"), p);
+        p = refused(max, "-pinned_ratio=0", "-populate_cache=false",
+                "-cache_type=fixed_hyper_clock_cache");
+        assertTrue(p.contains("clockwork bench: -cache_size 9223372036854775807 with -value_bytes"
+                + " 8192 needs 2^38 slots per shard, more than the 2^32 a shard may have with 64"
+                + " shards: raise -value_bytes or -num_shard_bits, or lower -cache_size"), p);
+        for (String type : List.of("lru_cache", "auto_hyper_clock_cache")) {
+            Object[] r = runMain("bench", max, "-pinned_ratio=0", "-populate_cache=false",
+                    "-cache_type=" + type, "-threads=2", "-ops_per_thread=2000",
+                    "-jit_warmup_ops=0", "-histograms=0", "-progress_interval=0", "-seed=3");
+            String out = (String) r[1];
+            assertEquals(0, r[0], "stdout:\n" + out + "\nstderr:\n" + r[2]);
+            assertTrue(out.contains("Cache size          : 8388608.00 TB"), out);
+            assertTrue(out.contains("Native memory after close: 0 bytes"), out);
+        }
+    }
+
+    /** A fixed table that could not hold one value is refused, in the flags' own names. */
+    @Test
+    void fixedTablesTooSmallForAValueAreRefusedNamingTheFlags() {
+        String p = refused("-cache_type=fixed_hyper_clock_cache", "-cache_size=1048576",
+                "-value_bytes=1024", "-value_bytes_estimate=2097152");
+        assertTrue(p.contains("clockwork bench: -value_bytes_estimate 2097152 is larger than each"
+                + " shard's share of -cache_size, 1048576 (-cache_size 1048576 over 1 shard): a"
+                + " table sized for it holds no entry; lower -value_bytes_estimate or"
+                + " -num_shard_bits, or raise -cache_size"), p);
+        assertEquals("-value_bytes 262144 is larger than each shard's share of -cache_size, 131072"
+                + " (-cache_size 1048576 over 8 shards): a table sized for it holds no entry;"
+                + " lower -value_bytes or -num_shard_bits, or raise -cache_size",
+                problem("-cache_type=fixed_hyper_clock_cache", "-cache_size=1048576",
+                        "-value_bytes=262144", "-num_shard_bits=3"));
+        // Other builder refusals are named by their flags too.
+        assertEquals("-eviction_effort_cap must be in [1, 2147483647], was 0",
+                problem("-eviction_effort_cap=0"));
+        assertNull(parse("-eviction_effort_cap=0", "-cache_type=lru_cache").validate(),
+                "LRU has no effort cap");
+        // -compare checks every type before any runs.
+        p = refused("-compare=lru_cache,fixed_hyper_clock_cache", "-cache_size=1048576",
+                "-value_bytes=262144", "-num_shard_bits=3");
+        assertTrue(p.contains("-compare: fixed_hyper_clock_cache: -value_bytes 262144 is larger"),
+                p);
+    }
+
+    @Test
+    void theWarmupCacheGrowsToTheRunsSizeWhenASmallOneCannotBeBuilt() {
+        // 64 shards of 4 MiB hold 2 MiB values; the 64 MiB warm-up's 1 MiB shards would not.
+        BenchOptions o = parse("-cache_type=fixed_hyper_clock_cache", "-cache_size=268435456",
+                "-value_bytes=2097152", "-num_shard_bits=6");
+        assertEquals(256L << 20, o.forWarmup().cacheSize);
+        assertEquals(BenchOptions.WARMUP_CACHE_BYTES, parse("-cache_size=268435456",
+                "-value_bytes=2097152", "-num_shard_bits=6").forWarmup().cacheSize, "Auto");
+    }
+
     @Test
     void validDefaultsHaveNoProblem() {
         assertNull(parse().validate());

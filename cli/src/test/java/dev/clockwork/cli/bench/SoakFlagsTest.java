@@ -183,6 +183,46 @@ class SoakFlagsTest {
     }
 
     @Test
+    void countsAndSizesAreBoundedNamingTheFlag() {
+        assertEquals("-num_shard_bits must be in [-1, 16], was 17", problem("-num_shard_bits=17"));
+        assertTrue(problem("-skew=1001").startsWith("-skew=1001 is more than 1000"));
+        String max = "-cache_size=9223372036854775807";
+        assertTrue(problem(max).contains("-pinned_ratio=0.1 of -cache_size=9223372036854775807"),
+                problem(max));
+        Object[] r = BenchFlagsTest.runMain("soak", "-num_shard_bits=17");
+        assertEquals(2, r[0]);
+        assertTrue(((String) r[2]).contains("-num_shard_bits"), (String) r[2]);
+        if (ProcessStats.physicalMemoryBytes().isPresent()) {
+            String p = problem(max, "-pinned_ratio=0");
+            assertTrue(p.startsWith("-populate_cache fills the cache with about") && p.contains(
+                    "lower -cache_size, or pass -populate_cache=false"), p);
+        }
+        // The fixed table's refusals name the soak's flags.
+        assertEquals("-value_bytes 262144 is larger than each shard's share of -cache_size,"
+                + " 131072 (-cache_size 1048576 over 8 shards): a table sized for it holds no"
+                + " entry; lower -value_bytes or -num_shard_bits, or raise -cache_size",
+                problem("-cache_type=fixed_hyper_clock_cache", "-cache_size=1048576",
+                        "-value_bytes=262144", "-num_shard_bits=3", "-vary_capacity_ratio=0"));
+        String p = problem("-cache_type=fixed_hyper_clock_cache", "-cache_size=1048576",
+                "-value_bytes_min=200000", "-value_bytes_max=300000", "-num_shard_bits=3");
+        assertTrue(p.startsWith("the mean value size (of -value_bytes_min to -value_bytes_max)")
+                && p.contains("each shard's share of the starting capacity (-cache_size x (1 +"
+                + " -vary_capacity_ratio)), 144180"), p);
+    }
+
+    /** An unbounded LRU cache, not populated, runs its duration and returns every byte. */
+    @Test
+    void maxCacheSizeRunsWithoutPopulation() {
+        Object[] r = BenchFlagsTest.runMain("soak", "-cache_type=lru_cache",
+                "-cache_size=9223372036854775807", "-pinned_ratio=0", "-populate_cache=false",
+                "-duration=1", "-threads=2", "-report_interval=1", "-rss_tolerance_mib=100000",
+                "-seed=5");
+        String out = (String) r[1];
+        assertEquals(0, r[0], "stdout:\n" + out + "\nstderr:\n" + r[2]);
+        assertTrue(out.contains("Result: PASS"), out);
+    }
+
+    @Test
     void settingsStartAtTheTopOfTheCapacityRange() {
         SoakOptions o = parse("-cache_size=1000000", "-vary_capacity_ratio=0.2",
                 "-value_bytes=100", "-cache_type=fixed_hyper_clock_cache", "-seed=9");

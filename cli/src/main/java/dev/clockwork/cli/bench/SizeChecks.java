@@ -1,0 +1,65 @@
+package dev.clockwork.cli.bench;
+
+import java.util.Map;
+import java.util.OptionalLong;
+
+import dev.clockwork.cli.CacheFactory;
+import dev.clockwork.offheap.CacheOptions;
+
+/**
+ * Checks of the counts and sizes both gflags commands ({@code bench}, {@code soak}) take, made
+ * where the flags enter so that a refusal names the flag and nothing runs: each returns null
+ * when the value is usable, else a message for {@link FlagCommand#refuse}.
+ */
+final class SizeChecks {
+    private SizeChecks() {
+    }
+
+    /**
+     * Largest {@code -skew}: every operation draws skew + 1 random numbers for its key, so the
+     * per-operation work grows with it; at 1,000 the keys already crowd into the lowest 0.1% of
+     * the key space.
+     */
+    static final long MAX_SKEW = 1000;
+
+    static String shardBits(int numShardBits) {
+        if (numShardBits < -1 || numShardBits > CacheOptions.MAX_SHARD_BITS) {
+            return "-num_shard_bits must be in [-1, " + CacheOptions.MAX_SHARD_BITS + "], was "
+                    + numShardBits;
+        }
+        return null;
+    }
+
+    static String skew(long skew) {
+        if (skew > MAX_SKEW) {
+            return "-skew=" + skew + " is more than " + MAX_SKEW + " (each operation draws -skew"
+                    + " + 1 random numbers for its key)";
+        }
+        return null;
+    }
+
+    /**
+     * Population fills the cache before the run, inserting one value after another until it is
+     * full or the key space runs out: refused when that is more than this machine's memory,
+     * where the loop would run until memory is exhausted.
+     *
+     * @param populateBytes what population would insert (at most the cache's size)
+     */
+    static String populationFits(boolean populate, long populateBytes, String sizeFlags) {
+        OptionalLong memory = ProcessStats.physicalMemoryBytes();
+        if (populate && memory.isPresent() && populateBytes > memory.getAsLong()) {
+            return "-populate_cache fills the cache with about " + populateBytes + " bytes ("
+                    + sizeFlags + "), more than this machine's memory, " + memory.getAsLong()
+                    + " bytes: lower -cache_size, or pass -populate_cache=false";
+        }
+        return null;
+    }
+
+    /**
+     * Whether the cache can be built ({@link CacheFactory#check}): the builder's refusal, its
+     * arguments named by the flags in {@code builderFlags}.
+     */
+    static String cache(CacheFactory.Settings settings, Map<String, String> builderFlags) {
+        return CacheFactory.check(settings, builderFlags);
+    }
+}
