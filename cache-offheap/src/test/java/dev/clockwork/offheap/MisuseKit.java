@@ -126,9 +126,18 @@ final class MisuseKit {
             return bytes.byteSize() + " bytes";
         }
         long tagged = bytes.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
+        long key = tagged ^ KEY_TAG;
         long version = bytes.get(ValueLayout.JAVA_LONG_UNALIGNED, 8);
-        return bytes.byteSize() + " bytes, first words: key " + (tagged ^ KEY_TAG) + " (tagged "
-                + Long.toHexString(tagged) + "), version " + version;
+        int words = (int) (bytes.byteSize() / 8);
+        int wrong = 0;
+        for (int i = 2; i < words; i++) {
+            if (bytes.get(ValueLayout.JAVA_LONG_UNALIGNED, 8L * i) != word(key, version, i)) {
+                wrong++;
+            }
+        }
+        return bytes.byteSize() + " bytes, first words: key " + key + " (tagged "
+                + Long.toHexString(tagged) + "), version " + version + "; " + wrong + " of the "
+                + Math.max(0, words - 2) + " later words differ from that value's";
     }
 
     /** Inserts the value of {@code key} and {@code version}, charged its length, pinned. */

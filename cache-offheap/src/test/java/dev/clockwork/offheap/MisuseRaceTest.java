@@ -182,9 +182,12 @@ class MisuseRaceTest {
      * second release either is refused (nobody else held A: nothing changes) or takes a
      * reference a correct caller holds (the documented limit), whose own release is then refused.
      * So the correct callers' refused releases must equal the accepted second releases exactly,
-     * no pin may be left, and every read returns A's bytes. Today the refused second release
-     * adds and then undoes: a lookup in between is counted away, its release refused, and a pin
-     * leaks.
+     * no pin may be left, and every read returns A's bytes (the refusals count every refused
+     * release, the misusers' first ones too). Today a refused second release adds to the count
+     * and then undoes: the other misuser's second release in that window finds a reference and
+     * is accepted, and after the undo the count stands one below zero, so that from then on
+     * double releases are accepted by the ten thousand (Fixed, Auto); a correct lookup and
+     * release in the window is refused instead and its pin leaks.
      */
     @ParameterizedTest
     @EnumSource(Kind.class)

@@ -91,8 +91,9 @@ class RefLimitTest {
 
     /**
      * The same for a standalone entry (a pinned insert of a key already present). Tagged slow:
-     * today's standalone ref consults a synchronized registry, about 80 ns a call, 21 s in all;
-     * run it with {@code -Dclockwork.test.excludedGroups=} (see the parent pom).
+     * today's standalone ref consults a synchronized registry, 50 to 80 ns a call, 13 to 21 s in
+     * all on the 2-core machine (the three other tests take 19 s together); run it with
+     * {@code -Dclockwork.test.excludedGroups=} (see the parent pom).
      */
     @Test
     @Tag("slow")

@@ -152,6 +152,12 @@ final class AutoHccTiny {
         return cache.insert(KEY0[key], KEY1[key], v, 0, v.length, CHARGE, priority);
     }
 
+    /** Inserts the key's value pinned; returns the handle or {@link Cache#MISS}. */
+    static long insertPinned(Cache cache, int key, Priority priority) {
+        byte[] v = VALUES[key];
+        return cache.insertPinned(KEY0[key], KEY1[key], v, 0, v.length, CHARGE, priority);
+    }
+
     /** Inserts and labels the result: INSERTED, REFUSED or the failure. */
     static String insertLabel(Cache cache, int key, Priority priority) {
         try {

@@ -199,6 +199,28 @@ final class Tiny {
         }
     }
 
+    /** Releases a handle and labels the result: FREED, KEPT, or the failure's name. */
+    static String release(Cache cache, long handle, boolean eraseIfLastRef) {
+        try {
+            if (handle == Cache.MISS) {
+                return "SETUP_MISS";
+            }
+            return cache.release(handle, eraseIfLastRef) ? "FREED" : "KEPT";
+        } catch (RuntimeException | Error e) {
+            return failure(e);
+        }
+    }
+
+    /**
+     * A caller's double release: releases a handle holding one reference, then releases it
+     * again; {@code first;second}, each FREED, KEPT or the failure's name (e.g.
+     * {@code KEPT;EX_IllegalStateException}: the misuse was refused).
+     */
+    static String releaseTwice(Cache cache, long handle) {
+        String first = release(cache, handle, false);
+        return first + ";" + release(cache, handle, false);
+    }
+
     /**
      * The arbiters' last word: accounting, the drain check of {@code key}, then close; OK or the
      * problems found.
