@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -90,13 +89,10 @@ class RefLimitTest {
     }
 
     /**
-     * The same for a standalone entry (a pinned insert of a key already present). Tagged slow:
-     * today's standalone ref consults a synchronized registry, 50 to 80 ns a call, 13 to 21 s in
-     * all on the 2-core machine (the three other tests take 19 s together); run it with
-     * {@code -Dclockwork.test.excludedGroups=} (see the parent pom).
+     * The same for a standalone entry (a pinned insert of a key already present), whose count
+     * is kept apart, under a lock.
      */
     @Test
-    @Tag("slow")
     void aStandaloneEntryRefusesReferencesBeyondTheLimit() {
         HyperClockCache cache = (HyperClockCache) cache(Kind.FIXED);
         assertTrue(MisuseKit.insert(cache, A, VERSION - 1, LENGTH));
