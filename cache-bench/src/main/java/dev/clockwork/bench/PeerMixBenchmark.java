@@ -21,8 +21,8 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.ThreadParams;
 
 /**
- * RocksDB {@code cache_bench}'s operation mix against the peers, the shape of the peers'
- * reference figures ({@code ../shared/reference/java-peers.md}, "mixed"): a cache of
+ * RocksDB {@code cache_bench}'s operation mix against the peers, in the shape of a "mixed"
+ * reference run of them: a cache of
  * {@code capacityMiB}, a key space of {@code capacity / resident_ratio (0.25) / valueBytes} keys
  * drawn with {@code -skew=5} (the minimum of 6 uniform draws), and per call one of: 82% lookup and
  * insert on a miss, 7% insert (cache_bench's 2% insert + 5% blind insert: the peers have no
