@@ -288,6 +288,15 @@ final class AutoClockTable extends ClockTable {
 
     @Override
     long lookup(long h0, long h1) {
+        return walk(h0, h1, false);
+    }
+
+    /**
+     * Walks the key's chain to the first visible entry of the key: referenced, for a lookup
+     * ({@link #found} of it), or erased without a reference, for an erase (any non-negative
+     * number; see {@link #eraseIfKey}). {@link #NOT_FOUND} if there is none.
+     */
+    private long walk(long h0, long h1, boolean erase) {
         // A stale length is fine: heads carry their shift, and the walk catches up from there.
         long homeAndShift = homeAndShift((long) LENGTH_INFO.getOpaque(this), h1);
         long home = homeAndShift >>> 8;
@@ -325,9 +334,15 @@ final class AutoClockTable extends ClockTable {
             long slot = index(word) << SLOT_SHIFT;
             long key1 = key1(slot);
             if (key1 == h1 && key0(slot) == h0) {
-                int stamp = tryReference(slot, h0, h1);
-                if (stamp != 0) {
-                    return found(slot, stamp);
+                if (erase) {
+                    if (eraseIfKey(slot, h0, h1)) {
+                        return slot;
+                    }
+                } else {
+                    int stamp = tryReference(slot, h0, h1);
+                    if (stamp != 0) {
+                        return found(slot, stamp);
+                    }
                 }
             }
             if (lowBits(key1, shift) != effectiveHome || ++hops > slotCount) {
@@ -661,10 +676,8 @@ final class AutoClockTable extends ClockTable {
     boolean erase(long h0, long h1) {
         boolean found = false;
         // A key can be on a chain twice after racing inserts: erase until none is left.
-        for (long hit = lookup(h0, h1); hit != NOT_FOUND; hit = lookup(h0, h1)) {
+        while (walk(h0, h1, true) != NOT_FOUND) {
             found = true;
-            long slot = foundSlot(hit);
-            eraseReferenced(slot, foundStamp(hit), metaOpaque(slot));
         }
         return found;
     }

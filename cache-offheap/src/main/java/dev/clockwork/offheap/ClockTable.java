@@ -582,35 +582,40 @@ abstract class ClockTable extends PaddedCounters {
     }
 
     /**
-     * Erases the entry with {@code stamp}, on which we hold one reference ({@code meta}, a word
-     * read since the reference was taken, includes it).
+     * Erases the slot's entry if it is visible and of this key, without taking a reference, and
+     * returns whether it did: made invisible if referenced (its last release frees it), else
+     * taken and freed at once.
+     *
+     * <p>RocksDB's erase references each entry it checks, as a lookup does. Here the word is
+     * read (acquire), the stamp and key after it, and the change is a CAS from that word, whose
+     * tag makes it this entry's: so an erase holds nothing that a misused release could take from
+     * it (a second release of a handle whose entry only an erase held would otherwise be
+     * accepted, see {@link #release}), and a slot reused meanwhile makes the CAS fail.
      */
-    final void eraseReferenced(long slot, int stamp, long meta) {
+    final boolean eraseIfKey(long slot, long h0, long h1) {
+        long word = metaAcquire(slot);
         for (;;) {
-            if (stamp == 0 || !isShareable(meta) || stamp(slot) != stamp) {
-                // Our entry is gone (our reference was taken from us, see giveBack): nothing
-                // left to erase or give back. Never a CAS from a word that is not shareable: from
-                // "under construction" it would succeed, and make us a second owner.
-                return;
+            if (!isVisible(word) || stampOf(slot, word) == 0
+                    || key0(slot) != h0 || key1(slot) != h1) {
+                return false;
             }
-            if (refCount(meta) > 1) {
-                // Others hold it: make it invisible; the last release frees it.
-                long witness = compareAndExchangeMeta(slot, meta, meta & ~ClockMeta.VISIBLE);
-                if (witness != meta) {
-                    meta = witness;
-                    continue;
+            if (refCount(word) != 0) {
+                // Held: make it invisible; the last release frees it.
+                long witness = compareAndExchangeMeta(slot, word, word & ~ClockMeta.VISIBLE);
+                if (witness == word) {
+                    return true;
                 }
-                undo(slot, stamp, 1);
-                return;
+                word = witness;
+                continue;
             }
-            long witness = compareAndExchangeMeta(slot, meta, ClockMeta.UNDER_CONSTRUCTION);
-            if (witness == meta) {
+            long witness = compareAndExchangeMeta(slot, word, ClockMeta.UNDER_CONSTRUCTION);
+            if (witness == word) {
                 long charge = charge(slot);
                 removeOwned(slot);
                 reclaim(charge);
-                return;
+                return true;
             }
-            meta = witness;
+            word = witness;
         }
     }
 

@@ -1,8 +1,6 @@
 package dev.clockwork.offheap;
 
-import static dev.clockwork.offheap.ClockMeta.ACQUIRE_ONE;
 import static dev.clockwork.offheap.ClockMeta.MAX_COUNTDOWN;
-import static dev.clockwork.offheap.ClockMeta.isInvisible;
 import static dev.clockwork.offheap.ClockMeta.isVisible;
 import static dev.clockwork.offheap.SlotLayout.SLOT_SHIFT;
 
@@ -208,16 +206,9 @@ final class FixedClockTable extends ClockTable {
         long index = first;
         do {
             long slot = index << SLOT_SHIFT;
-            long old = getAndAddMeta(slot, ACQUIRE_ONE);
-            if (isVisible(old)) {
-                if (key0(slot) == h0 && key1(slot) == h1) {
-                    found = true;
-                    eraseReferenced(slot, stampOf(slot, old), old + ACQUIRE_ONE);
-                } else {
-                    undo(slot, stampOf(slot, old), 1);
-                }
-            } else if (isInvisible(old)) {
-                undo(slot, stampOf(slot, old), 1);
+            // A plain look rejects other keys; eraseIfKey confirms against the entry's word.
+            if (key0(slot) == h0 && key1(slot) == h1 && eraseIfKey(slot, h0, h1)) {
+                found = true;
             }
             // Keep going: in rare races a key can be in the table twice; erase them all.
             if (displacements(slot) == 0) {
