@@ -44,7 +44,9 @@ import java.lang.foreign.MemorySegment;
  * caller's bug; see docs/correctness.md). In HyperClock caches one more window exists for a
  * release through a stale handle: if, between its check and its compare-and-set of the slot's
  * word (nanoseconds), the entry is freed and a new entry published in the slot with a word equal
- * in every bit, the release lands on the new entry, with the consequence above.
+ * in every bit (counters, state and 9 bits of its stamp: the last alone match once in 512), the
+ * release lands on the new entry, with the consequence above. {@code CheckedCache} tracks each
+ * pin and refuses all of these, for tests and debugging.
  *
  * <h2>Values and charges</h2>
  * {@link #insert} copies the value into native memory owned by the cache. The entry's charge
