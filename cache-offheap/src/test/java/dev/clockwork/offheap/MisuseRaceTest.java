@@ -134,9 +134,9 @@ class MisuseRaceTest {
     /**
      * Scenario 1: an entry inserted pinned while its key is present is standalone on HyperClock,
      * freed by its last release. Two threads release its one reference at once: exactly one
-     * frees it, the other is refused, and the standalone charge goes away exactly once. Today the
-     * loser's fetch-add lands on the freed slot: a crash, a double free, or a leaked entry whose
-     * standalone usage stays.
+     * frees it, the other is refused, and the standalone charge goes away exactly once: the
+     * hazard is a loser that writes into the freed record (a crash, a double free) or a winner
+     * that steps back (a leaked entry whose standalone usage stays).
      */
     @ParameterizedTest
     @EnumSource(value = Kind.class, names = {"FIXED", "AUTO"})
@@ -183,11 +183,10 @@ class MisuseRaceTest {
      * reference a correct caller holds (the documented limit), whose own release is then refused.
      * So the correct callers' refused releases must equal the accepted second releases exactly,
      * no pin may be left, and every read returns A's bytes (the refusals count every refused
-     * release, the misusers' first ones too). Today a refused second release adds to the count
-     * and then undoes: the other misuser's second release in that window finds a reference and
-     * is accepted, and after the undo the count stands one below zero, so that from then on
-     * double releases are accepted by the ten thousand (Fixed, Auto); a correct lookup and
-     * release in the window is refused instead and its pin leaks.
+     * release, the misusers' first ones too). A refused release must change nothing: a release
+     * that added to the count and then undid it would let the other misuser's second release in
+     * that window find a reference, leave the count below zero after the undo, and from then on
+     * accept double releases by the thousand, or refuse a correct caller and leak its pin.
      */
     @ParameterizedTest
     @EnumSource(Kind.class)
@@ -364,10 +363,10 @@ class MisuseRaceTest {
      * erases that entry and inserts a filler of the same length (which tends to get the freed
      * block). Every read must return the released entry's own bytes (it may still be cached) or
      * be refused; value() may hand out a view (its contents are not read here: a view read
-     * after release is scenario 8) but of the entry's length. Today the read path checks the
-     * handle, then reads the value's address, which a racing free has meanwhile zeroed (Fixed,
-     * Auto: a copy from address 0, SIGSEGV) or whose block another insert now holds (LRU: the
-     * filler's bytes, returned as A's).
+     * after release is scenario 8) but of the entry's length. The hazard: a read that checks
+     * the handle and then reads the value's address, which a racing free has meanwhile zeroed
+     * (a copy from address 0, SIGSEGV) or whose block another insert now holds (the filler's
+     * bytes, returned as A's); reads take the address first and check the stamp after it.
      */
     @ParameterizedTest
     @EnumSource(Kind.class)
@@ -442,9 +441,9 @@ class MisuseRaceTest {
      * (22 bits) confirms it: a flipped check bit is always refused, a flipped location bit lands
      * on another slot whose check matches with probability 2^-21. So at most a handful of
      * acceptances are allowed ({@link MisuseKit#allowedForgeries}: 12 here); an accepted read
-     * counts as one whatever it returned. Today a flipped slot-index bit of a table handle
-     * names the neighbouring slot's entry, whose generation is the same (each slot was written
-     * once), so it is accepted and reads another key's bytes: thousands of acceptances.
+     * counts as one whatever it returned. The hazard: slots whose checks are related (fresh
+     * slots written once sharing a generation, say), so that a flipped slot-index bit names the
+     * neighbour's entry and reads another key's bytes; stamps are seeded per slot.
      */
     @ParameterizedTest
     @EnumSource(Kind.class)

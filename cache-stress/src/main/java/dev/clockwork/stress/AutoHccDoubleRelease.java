@@ -99,9 +99,9 @@ public class AutoHccDoubleRelease {
     @Description("A0 is in the table; the state inserted A0 again pinned, which is standalone "
             + "(the key was present), and holds its only handle. Both actors release it: "
             + "exactly one frees the standalone entry, the other is refused and must not touch "
-            + "the freed slot. Today both pass the registry check and the loser's fetch-add "
-            + "lands on the slot being freed: the winner's free steps back (both KEPT, the "
-            + "entry leaks), or the loser writes into freed memory.")
+            + "the freed record. Standalone references change under one lock, and the last "
+            + "release retires the record's stamp in the same step, so the loser finds nothing "
+            + "to release: no leak (both KEPT), no write into freed memory.")
     @Outcome(id = "FREED, " + REFUSED + ", S0;A0, OK", expect = ACCEPTABLE,
             desc = "Actor 1's release freed the standalone entry; actor 2's was refused.")
     @Outcome(id = REFUSED + ", FREED, S0;A0, OK", expect = ACCEPTABLE,

@@ -37,9 +37,9 @@ public class FixedHccDoubleRelease {
     @JCStressTest
     @Description("A is cached and the state holds its only handle (from a lookup). Both actors "
             + "release it. The first drops the reference (KEPT: A stays cached); the second "
-            + "finds A unreferenced and must be refused without touching the count. Today's "
-            + "release adds to the count first and undoes when it finds none held: a lookup in "
-            + "between would be counted away.")
+            + "finds A unreferenced and must be refused without touching the count: a release "
+            + "is a CAS from the word it checked, so a refusal leaves no add to undo that a "
+            + "lookup in between could be counted away by.")
     @Outcome(id = "KEPT, " + REFUSED + ", PRESENT_A_V0;E1, OK", expect = ACCEPTABLE,
             desc = "Actor 1 released; actor 2's second release was refused.")
     @Outcome(id = REFUSED + ", KEPT, PRESENT_A_V0;E1, OK", expect = ACCEPTABLE,
@@ -83,9 +83,9 @@ public class FixedHccDoubleRelease {
     @Description("A_V0 is in the table; the state inserted A_V1 pinned, which is standalone (the "
             + "key was present), and holds its only handle. Both actors release it. Exactly one "
             + "release frees the standalone entry (FREED); the other is refused, and must not "
-            + "touch the freed slot. Today both pass the registry check, and the second one's "
-            + "fetch-add lands on the slot the first is freeing: a leaked entry (both KEPT), a "
-            + "write into freed memory, or a crash.")
+            + "touch the freed record: references change under one lock, so the second finds "
+            + "the stamp retired, never a leaked entry (both KEPT), a write into freed memory or "
+            + "a crash.")
     @Outcome(id = "FREED, " + REFUSED + ", S0;PRESENT_A_V0;E1, OK", expect = ACCEPTABLE,
             desc = "Actor 1's release freed the standalone entry; actor 2's was refused.")
     @Outcome(id = REFUSED + ", FREED, S0;PRESENT_A_V0;E1, OK", expect = ACCEPTABLE,
@@ -253,8 +253,9 @@ public class FixedHccDoubleRelease {
             + "slots first) under a new generation, and reads it. Actor 2 releases the old "
             + "handle. That release must be refused in every interleaving: before the erase "
             + "nobody references A_V0; after it the handle is stale, its slot empty or holding "
-            + "A_V1. Today the handle check and the count's fetch-add are separate steps: a "
-            + "release checked against A_V0 that lands on A_V1 takes actor 1's pin.")
+            + "A_V1. The check and the change are one CAS from the checked word (its tag part of "
+            + "the entry's stamp), so a release checked against A_V0 cannot land on A_V1 and "
+            + "take actor 1's pin.")
     @Outcome(id = "ERASED;OWN, " + REFUSED + ", A_V1;KEPT;PRESENT_A_V1;E1, OK",
             expect = ACCEPTABLE,
             desc = "The stale release was refused; actor 1's handle read A_V1 before and after "
