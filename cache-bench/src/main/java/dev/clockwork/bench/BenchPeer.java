@@ -6,7 +6,7 @@ import dev.clockwork.cache.Priority;
 import dev.clockwork.offheap.AutoHyperClockCache;
 import dev.clockwork.offheap.HyperClockCache;
 import dev.clockwork.offheap.LruCache;
-import dev.clockwork.offheap.NativeCache;
+import dev.clockwork.offheap.ShardedCache;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -18,6 +18,7 @@ import org.caffinitas.ohc.DirectValueAccess;
 import org.caffinitas.ohc.Eviction;
 import org.caffinitas.ohc.OHCache;
 import org.caffinitas.ohc.OHCacheBuilder;
+import dev.clockwork.offheap.clock.SlotLayout;
 
 /**
  * One cache behind the peer benchmarks' bodies, keyed by a number. What each stores and copies:
@@ -108,9 +109,9 @@ abstract class BenchPeer implements AutoCloseable {
 
     /** Clockwork through its {@link Cache} API. */
     static final class Clockwork extends BenchPeer {
-        final NativeCache cache;
+        final ShardedCache cache;
 
-        Clockwork(NativeCache cache) {
+        Clockwork(ShardedCache cache) {
             this.cache = cache;
         }
 

@@ -4,7 +4,7 @@ import dev.clockwork.cache.Priority;
 import dev.clockwork.offheap.FixedHyperClockCache;
 import dev.clockwork.offheap.HyperClockCache;
 import dev.clockwork.offheap.LruCache;
-import dev.clockwork.offheap.NativeCache;
+import dev.clockwork.offheap.ShardedCache;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -134,7 +134,7 @@ public class CacheBenchMixBenchmark {
         }
 
         /** Keeps a handle, releasing the oldest once the thread holds its share. */
-        void pin(NativeCache cache, long handle) {
+        void pin(ShardedCache cache, long handle) {
             if (pinned.length == 0) {
                 if (handle != dev.clockwork.cache.Cache.MISS) {
                     cache.release(handle);
@@ -165,7 +165,7 @@ public class CacheBenchMixBenchmark {
         @Param({"fixed", "auto", "lru"})
         String table;
 
-        NativeCache cache;
+        ShardedCache cache;
 
         @Setup(Level.Trial)
         public void fill(CacheBenchMixBenchmark bench) {
@@ -199,7 +199,7 @@ public class CacheBenchMixBenchmark {
 
     // ------------------------------------------------------------------ shared bodies
 
-    private long clockworkOp(NativeCache cache, Worker w, LookupCounts n) {
+    private long clockworkOp(ShardedCache cache, Worker w, LookupCounts n) {
         int op = w.nextOp();
         long key = w.nextKey();
         int len = valueBytes;

@@ -7,7 +7,7 @@ import dev.clockwork.offheap.AutoHyperClockCache;
 import dev.clockwork.offheap.FixedHyperClockCache;
 import dev.clockwork.offheap.HyperClockCache;
 import dev.clockwork.offheap.LruCache;
-import dev.clockwork.offheap.NativeCache;
+import dev.clockwork.offheap.ShardedCache;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -91,7 +91,7 @@ public class LookupHitBenchmark {
         @Param({"fixed", "auto", "lru"})
         String table;
 
-        NativeCache cache;
+        ShardedCache cache;
 
         @Setup(Level.Trial)
         public void fill(LookupHitBenchmark bench) {
@@ -239,7 +239,7 @@ public class LookupHitBenchmark {
 
     // ------------------------------------------------------------------ shared bodies
 
-    private static long lookupRelease(NativeCache cache, long key) {
+    private static long lookupRelease(ShardedCache cache, long key) {
         long h = cache.lookup(key, 0L);
         if (h != dev.clockwork.cache.Cache.MISS) {
             cache.release(h);
@@ -247,7 +247,7 @@ public class LookupHitBenchmark {
         return h;
     }
 
-    private static long lookupReadRelease(NativeCache cache, long key) {
+    private static long lookupReadRelease(ShardedCache cache, long key) {
         long h = cache.lookup(key, 0L);
         if (h == dev.clockwork.cache.Cache.MISS) {
             return -1;

@@ -19,6 +19,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
+import dev.clockwork.offheap.lru.LruShard;
 
 /**
  * What the {@link LruCache}'s three priority pools cost: the "no passive cost" check (with both

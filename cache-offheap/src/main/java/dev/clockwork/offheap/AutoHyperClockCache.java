@@ -2,6 +2,10 @@ package dev.clockwork.offheap;
 
 import dev.clockwork.cache.Admission;
 import dev.clockwork.cache.Args;
+import dev.clockwork.offheap.clock.AutoClockTable;
+import dev.clockwork.offheap.clock.ClockShard;
+import dev.clockwork.offheap.clock.SlotLayout;
+import dev.clockwork.offheap.memory.CacheMemory;
 
 /**
  * HyperClockCache over tables that grow as entries arrive ({@link AutoClockTable}): no estimate of
@@ -20,7 +24,7 @@ import dev.clockwork.cache.Args;
  */
 public final class AutoHyperClockCache extends HyperClockCache {
 
-    private AutoHyperClockCache(CacheMemory memory, ClockTable[] tables, long capacity,
+    private AutoHyperClockCache(CacheMemory memory, ClockShard[] tables, long capacity,
                                 long hashSeed, Admission admission) {
         super(memory, tables, capacity, hashSeed, admission);
     }
@@ -32,7 +36,7 @@ public final class AutoHyperClockCache extends HyperClockCache {
     /** Bytes of address space the tables reserve (resident or not). */
     public long reservedBytes() {
         long sum = 0;
-        for (ClockTable table : tables) {
+        for (ClockShard table : tables) {
             sum += table.slotCount * SlotLayout.SLOT_BYTES;
         }
         return sum;
@@ -50,7 +54,7 @@ public final class AutoHyperClockCache extends HyperClockCache {
         long entries = 0;
         long atHome = 0;
         long longest = 0;
-        for (ClockTable table : tables) {
+        for (ClockShard table : tables) {
             AutoClockTable auto = (AutoClockTable) table;
             AutoClockTable.ChainScan scan = auto.scanChains();
             homes += scan.homes;
@@ -99,7 +103,7 @@ public final class AutoHyperClockCache extends HyperClockCache {
             validate();
             int shardBits = shardBits();
             CacheMemory memory = new CacheMemory(recordStats);
-            ClockTable[] tables = makeTables(memory, (shard, shardCapacity, usageLimit, mem) ->
+            ClockShard[] tables = makeTables(memory, (shard, shardCapacity, usageLimit, mem) ->
                     new AutoClockTable(AutoClockTable.maxSlots(shardCapacity, minAvgEntryCharge,
                             chargeMetadata, shardBits), shard, shardCapacity, usageLimit,
                             strictCapacityLimit, evictionEffortCap, chargeMetadata, mem));

@@ -2,6 +2,7 @@ package dev.clockwork.offheap;
 
 import dev.clockwork.cache.Admission;
 import dev.clockwork.cache.Args;
+import dev.clockwork.offheap.memory.EntryStamp;
 
 /**
  * Options every off-heap cache builder shares: capacity, sharding, the strict limit, metadata
@@ -137,11 +138,11 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
     }
 
     /** Builds the cache, after {@link #validate()}. */
-    public abstract NativeCache build();
+    public abstract ShardedCache build();
 
     final int shardBits() {
         return numShardBits >= 0 ? numShardBits
-                : NativeCache.defaultShardBits(capacity, minShardBytes());
+                : ShardedCache.defaultShardBits(capacity, minShardBytes());
     }
 
     final int shardCount() {
@@ -158,7 +159,7 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
      * {@code 2^shardBits} shards, as far as handles are concerned (see
      * {@link #MAX_LOCATION_BITS}); each cache type may have a lower limit of its own.
      */
-    static long maxLocationsPerShard(int shardBits) {
+    public static long maxLocationsPerShard(int shardBits) {
         return 1L << (MAX_LOCATION_BITS - shardBits);
     }
 }

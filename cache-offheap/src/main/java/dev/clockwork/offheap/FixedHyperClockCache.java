@@ -2,6 +2,10 @@ package dev.clockwork.offheap;
 
 import dev.clockwork.cache.Admission;
 import dev.clockwork.cache.Args;
+import dev.clockwork.offheap.clock.ClockShard;
+import dev.clockwork.offheap.clock.FixedClockTable;
+import dev.clockwork.offheap.clock.SlotLayout;
+import dev.clockwork.offheap.memory.CacheMemory;
 
 /**
  * HyperClockCache over fixed-size open-addressing tables ({@link FixedClockTable}), sized once
@@ -19,7 +23,7 @@ import dev.clockwork.cache.Args;
  * }</pre>
  */
 public final class FixedHyperClockCache extends HyperClockCache {
-    private FixedHyperClockCache(CacheMemory memory, ClockTable[] tables, long capacity,
+    private FixedHyperClockCache(CacheMemory memory, ClockShard[] tables, long capacity,
                                  long hashSeed, Admission admission) {
         super(memory, tables, capacity, hashSeed, admission);
     }
@@ -58,7 +62,7 @@ public final class FixedHyperClockCache extends HyperClockCache {
         int overCount = 0;
         int atLimit = 0;
         long recommendation = Long.MAX_VALUE;
-        for (ClockTable t : tables) {
+        for (ClockShard t : tables) {
             FixedClockTable table = (FixedClockTable) t;
             long metadata = table.metadataCharge();
             long usage = table.usage() - table.standaloneUsage.get() - metadata;
@@ -151,7 +155,7 @@ public final class FixedHyperClockCache extends HyperClockCache {
             validate();
             int lengthBits = tableBits();
             CacheMemory memory = new CacheMemory(recordStats);
-            ClockTable[] tables = makeTables(memory, (shard, shardCapacity, usageLimit, mem) ->
+            ClockShard[] tables = makeTables(memory, (shard, shardCapacity, usageLimit, mem) ->
                     new FixedClockTable(lengthBits, shard, shardCapacity, usageLimit,
                             strictCapacityLimit, evictionEffortCap, chargeMetadata, mem));
             return new FixedHyperClockCache(memory, tables, capacity, hashSeed, admission);
@@ -169,7 +173,7 @@ public final class FixedHyperClockCache extends HyperClockCache {
             int shards = 1 << shardBits;
             long perShard = perShardCapacity(capacity, shards);
             int bits = FixedClockTable.lengthBits(perShard, estimatedEntryCharge, chargeMetadata);
-            int maxBits = Long.numberOfTrailingZeros(ClockTable.maxSlotsPerShard(shardBits));
+            int maxBits = Long.numberOfTrailingZeros(ClockShard.maxSlotsPerShard(shardBits));
             if (bits > maxBits) {
                 throw new IllegalArgumentException("capacity " + capacity
                         + " with estimatedEntryCharge " + estimatedEntryCharge + " needs 2^" + bits

@@ -6,9 +6,19 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.hash.KeyHash;
+import dev.clockwork.offheap.clock.AutoClockTable;
+import dev.clockwork.offheap.clock.ClockHandle;
+import dev.clockwork.offheap.clock.ClockMeta;
+import dev.clockwork.offheap.clock.ClockShard;
+import dev.clockwork.offheap.clock.SlotLayout;
+import dev.clockwork.offheap.clock.StandaloneEntries;
+import dev.clockwork.offheap.memory.CacheMemory;
+import dev.clockwork.offheap.memory.CloseGate;
+import dev.clockwork.offheap.memory.EntryStamp;
+import dev.clockwork.offheap.memory.NativeAllocator;
 
 /**
- * A sharded cache over {@link ClockTable}s: the HyperClock protocol of RocksDB's
+ * A sharded cache over {@link ClockShard}s: the HyperClock protocol of RocksDB's
  * HyperClockCache over off-heap memory. Keys are hashed with a seeded bijection
  * ({@link KeyHash}), so distinct keys never share a hashed key; the upper half of the first hash
  * word picks the shard.
@@ -23,18 +33,18 @@ import dev.clockwork.cache.hash.KeyHash;
  * Calls that hand values over or free them (inserts, erases, the release that frees an entry) run
  * inside a {@link CloseGate}, which close shuts and drains before it closes the arena; lookups,
  * plain releases and value reads only race the arena, which stops them with an exception. What
- * close then frees: every slot's value by its address ({@link ClockTable#freeAll}), including a
+ * close then frees: every slot's value by its address ({@link ClockShard#freeAll}), including a
  * slot a release took but could not free, and every live standalone entry. See
- * {@link NativeCache#close()} for the contract.
+ * {@link ShardedCache#close()} for the contract.
  */
-public abstract class HyperClockCache extends NativeCache {
-    final ClockTable[] tables;
+public abstract class HyperClockCache extends ShardedCache {
+    final ClockShard[] tables;
     private final int shardMask;
     /** log2 of the shard count: how many low bits of a table handle's location are the shard. */
     final int shardBits;
     private final StandaloneEntries standalone;
 
-    HyperClockCache(CacheMemory memory, ClockTable[] tables, long capacity, long hashSeed,
+    HyperClockCache(CacheMemory memory, ClockShard[] tables, long capacity, long hashSeed,
                     Admission admission) {
         super(memory, capacity, hashSeed, admission);
         this.tables = tables;
@@ -104,10 +114,10 @@ public abstract class HyperClockCache extends NativeCache {
         return (int) (h0 >>> 32) & shardMask;
     }
 
-    /** The handle of what a lookup or insert of shard {@code shard} found (ClockTable#found). */
+    /** The handle of what a lookup or insert of shard {@code shard} found (ClockShard#found). */
     private long handleOf(int shard, long found) {
         return ClockHandle.table(shard, shardBits,
-                ClockTable.foundSlot(found) >>> SlotLayout.SLOT_SHIFT, ClockTable.foundStamp(found));
+                ClockShard.foundSlot(found) >>> SlotLayout.SLOT_SHIFT, ClockShard.foundStamp(found));
     }
 
     private static boolean isStandalone(long handle) {
@@ -115,11 +125,11 @@ public abstract class HyperClockCache extends NativeCache {
     }
 
     /** The table of a table handle whose fields and slot are in bounds; throws otherwise. */
-    ClockTable tableOf(long handle) {
+    ClockShard tableOf(long handle) {
         if (!EntryStamp.isWellFormed(handle)) {
             throw notOurs(handle);
         }
-        ClockTable table = tables[ClockHandle.shard(handle, shardBits)];
+        ClockShard table = tables[ClockHandle.shard(handle, shardBits)];
         if (ClockHandle.slotIndex(handle, shardBits) >= table.slotCount) {
             throw notOurs(handle);
         }
@@ -135,7 +145,7 @@ public abstract class HyperClockCache extends NativeCache {
      * The stamp of the entry a table handle names, if its slot holds that entry now; throws
      * otherwise. The protocol checks it again in the same step as its change of the meta word.
      */
-    private static int checkedStamp(ClockTable table, long slot, long handle) {
+    private static int checkedStamp(ClockShard table, long slot, long handle) {
         int stamp = table.stamp(slot);
         if (!EntryStamp.names(handle, stamp)) {
             throw stale(handle);
@@ -158,7 +168,7 @@ public abstract class HyperClockCache extends NativeCache {
     long lookupHashed(long h0, long h1) {
         int shard = shardOf(h0);
         long found = tables[shard].lookupToKeep(h0, h1);
-        return found == ClockTable.NOT_FOUND ? MISS : handleOf(shard, found);
+        return found == ClockShard.NOT_FOUND ? MISS : handleOf(shard, found);
     }
 
     @Override
@@ -167,7 +177,7 @@ public abstract class HyperClockCache extends NativeCache {
         if (isStandalone(handle)) {
             return releaseStandalone(handle);
         }
-        ClockTable table = tableOf(handle);
+        ClockShard table = tableOf(handle);
         long slot = slotOf(handle);
         return table.release(slot, checkedStamp(table, slot, handle), true, eraseIfLastRef);
     }
@@ -179,7 +189,7 @@ public abstract class HyperClockCache extends NativeCache {
             standalone.ref(handle);
             return;
         }
-        ClockTable table = tableOf(handle);
+        ClockShard table = tableOf(handle);
         long slot = slotOf(handle);
         table.ref(slot, checkedStamp(table, slot, handle));
     }
@@ -225,13 +235,13 @@ public abstract class HyperClockCache extends NativeCache {
             stats.inserts.increment();
             return keepRef ? handleOf(shard, result) : 1;
         }
-        if (result == ClockTable.INSERT_STANDALONE) {
+        if (result == ClockShard.INSERT_STANDALONE) {
             long handle = standaloneInsert(h0, h1, address, length, charge, shard);
             stats.standaloneInserts.increment();
             return handle;
         }
-        NativeMemory.free(address, length);
-        if (result == ClockTable.INSERT_REFUSED) {
+        NativeAllocator.free(address, length);
+        if (result == ClockShard.INSERT_REFUSED) {
             stats.memoryLimitRejects.increment();
             return MISS;
         }
@@ -273,8 +283,8 @@ public abstract class HyperClockCache extends NativeCache {
 
     /**
      * Walks every table in slot order. Each visible entry is referenced as a lookup references it
-     * ({@link ClockTable#referenceIfVisible}), handed to the visitor, and given back through
-     * {@link ClockTable#releaseOwn} as not useful: the acquire is taken back, so the entry's clock is
+     * ({@link ClockShard#referenceIfVisible}), handed to the visitor, and given back through
+     * {@link ClockShard#releaseOwn} as not useful: the acquire is taken back, so the entry's clock is
      * as before, and if an erase made the entry invisible meanwhile and ours is the last
      * reference, that release frees it, inside the close gate like every freeing release.
      *
@@ -296,7 +306,7 @@ public abstract class HyperClockCache extends NativeCache {
     void forEachEntryChecked(EntryVisitor visitor, int entriesPerLock) {
         boolean readsValues = visitor.readsValues();
         int untilCheck = entriesPerLock;
-        for (ClockTable table : tables) {
+        for (ClockShard table : tables) {
             checkOpen();
             long slot = 0;
             for (long end = table.usedSlots() << SlotLayout.SLOT_SHIFT; slot < end;
@@ -342,7 +352,7 @@ public abstract class HyperClockCache extends NativeCache {
     @Override
     void applyCapacity(long capacity) {
         long perShard = perShardCapacity(capacity, tables.length);
-        for (ClockTable table : tables) {
+        for (ClockShard table : tables) {
             table.setCapacity(perShard);
         }
     }
@@ -350,7 +360,7 @@ public abstract class HyperClockCache extends NativeCache {
     @Override
     public long usage() {
         long sum = 0;
-        for (ClockTable table : tables) {
+        for (ClockShard table : tables) {
             sum += table.usage();
         }
         return sum;
@@ -360,7 +370,7 @@ public abstract class HyperClockCache extends NativeCache {
     public long pinnedUsage() {
         checkOpen();
         long sum = standaloneUsage();
-        for (ClockTable table : tables) {
+        for (ClockShard table : tables) {
             sum += table.pinnedUsage();
         }
         return sum;
@@ -374,7 +384,7 @@ public abstract class HyperClockCache extends NativeCache {
     /** Bytes charged by standalone entries (included in {@link #usage()}). */
     public long standaloneUsage() {
         long sum = 0;
-        for (ClockTable table : tables) {
+        for (ClockShard table : tables) {
             sum += table.standaloneUsage.get();
         }
         return sum;
@@ -388,7 +398,7 @@ public abstract class HyperClockCache extends NativeCache {
     @Override
     public void setStrictCapacityLimit(boolean strict) {
         checkOpen();
-        for (ClockTable table : tables) {
+        for (ClockShard table : tables) {
             table.setStrict(strict);
         }
     }
@@ -396,7 +406,7 @@ public abstract class HyperClockCache extends NativeCache {
     @Override
     public long entryCount() {
         long sum = 0;
-        for (ClockTable table : tables) {
+        for (ClockShard table : tables) {
             sum += table.occupancy();
         }
         return sum;
@@ -408,7 +418,7 @@ public abstract class HyperClockCache extends NativeCache {
      */
     public long occupancyLimit() {
         long sum = 0;
-        for (ClockTable table : tables) {
+        for (ClockShard table : tables) {
             sum += table.occupancyLimit();
         }
         return sum;
@@ -420,7 +430,7 @@ public abstract class HyperClockCache extends NativeCache {
      */
     public long tableSlots() {
         long sum = 0;
-        for (ClockTable table : tables) {
+        for (ClockShard table : tables) {
             sum += table.usedSlots();
         }
         return sum;
@@ -441,7 +451,7 @@ public abstract class HyperClockCache extends NativeCache {
     public TableReport tableReport() {
         checkOpen();
         long smallest = Long.MAX_VALUE;
-        for (ClockTable table : tables) {
+        for (ClockShard table : tables) {
             smallest = Math.min(smallest, table.usedSlots());
         }
         int window = (int) Math.min(TableReport.DEFAULT_WINDOW, smallest);
@@ -451,8 +461,8 @@ public abstract class HyperClockCache extends NativeCache {
         long maxWindow = 0;
         long maxOccupiedRun = 0;
         long maxEmptyRun = 0;
-        for (ClockTable table : tables) {
-            ClockTable.OccupancyScan scan = table.scanOccupancy(window);
+        for (ClockShard table : tables) {
+            ClockShard.OccupancyScan scan = table.scanOccupancy(window);
             slots += table.usedSlots();
             occupied += scan.occupied;
             minWindow = Math.min(minWindow, scan.minWindowOccupied);
@@ -466,7 +476,7 @@ public abstract class HyperClockCache extends NativeCache {
 
     @Override
     void freeAllNative() {
-        for (ClockTable table : tables) {
+        for (ClockShard table : tables) {
             table.freeAll();
         }
         standalone.freeAll();

@@ -1,6 +1,8 @@
 package dev.clockwork.offheap;
 
 import dev.clockwork.cache.Args;
+import dev.clockwork.offheap.clock.ClockShard;
+import dev.clockwork.offheap.memory.CacheMemory;
 
 /**
  * Options shared by every HyperClock cache builder ({@link HyperClockCache#builder()},
@@ -44,22 +46,22 @@ public abstract class HyperClockOptions<B extends HyperClockOptions<B>> extends 
 
     /** Makes the table of one shard. */
     interface TableMaker {
-        ClockTable make(int shard, long shardCapacity, long usageLimit, CacheMemory memory);
+        ClockShard make(int shard, long shardCapacity, long usageLimit, CacheMemory memory);
     }
 
     /** Makes every shard's table, freeing those already made if one fails. */
-    final ClockTable[] makeTables(CacheMemory memory, TableMaker maker) {
+    final ClockShard[] makeTables(CacheMemory memory, TableMaker maker) {
         int shards = shardCount();
         long perShard = HyperClockCache.perShardCapacity(capacity, shards);
         long usageLimit = shardUsageLimit(shardBits());
-        ClockTable[] tables = new ClockTable[shards];
+        ClockShard[] tables = new ClockShard[shards];
         try {
             for (int i = 0; i < shards; i++) {
                 tables[i] = maker.make(i, perShard, usageLimit, memory);
             }
         } catch (RuntimeException | Error e) {
             memory.closeArena();
-            for (ClockTable table : tables) {
+            for (ClockShard table : tables) {
                 if (table != null) {
                     table.freeAll();
                 }

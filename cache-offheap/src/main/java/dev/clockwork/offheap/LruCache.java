@@ -5,6 +5,12 @@ import dev.clockwork.cache.Args;
 import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cache.Priority;
 import java.lang.foreign.MemorySegment;
+import dev.clockwork.offheap.lru.LruHandle;
+import dev.clockwork.offheap.lru.LruShard;
+import dev.clockwork.offheap.memory.CacheMemory;
+import dev.clockwork.offheap.memory.EntryStamp;
+import dev.clockwork.offheap.memory.NativeAllocator;
+import dev.clockwork.offheap.memory.RecordSlab;
 
 /**
  * A sharded off-heap LRU cache with three priority pools, as RocksDB's LRUCache: entries, the hash
@@ -28,7 +34,7 @@ import java.lang.foreign.MemorySegment;
  * use checks them, so a made-up, foreign or stale handle gets an exception, never another
  * entry's bytes (but with the probabilities {@link EntryStamp} gives).
  */
-public final class LruCache extends NativeCache {
+public final class LruCache extends ShardedCache {
     /** RocksDB's default minimum shard size for LRUCache when choosing shard bits. */
     static final long MIN_SHARD_BYTES = 512L << 10;
 
@@ -180,7 +186,7 @@ public final class LruCache extends NativeCache {
             stats.inserts.increment();
             return keepRef ? result : 1;
         }
-        NativeMemory.free(address, length);
+        NativeAllocator.free(address, length);
         if (result == LruShard.REFUSED) {
             stats.memoryLimitRejects.increment();
             return MISS;

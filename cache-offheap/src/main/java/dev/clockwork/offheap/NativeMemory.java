@@ -1,195 +1,29 @@
 package dev.clockwork.offheap;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.StructLayout;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
-import java.lang.invoke.MethodHandle;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
+import dev.clockwork.offheap.memory.NativeAllocator;
+
 
 /**
- * Native memory for cache values and tables: libc {@code malloc}/{@code free} through FFM
- * downcalls, plus a process-wide count of outstanding bytes that tests assert returns to zero.
- *
- * <p>Why malloc rather than slabs carved from an {@link java.lang.foreign.Arena}: an arena frees
- * only as a whole, so per-entry memory needs an allocator either way; glibc's malloc is a mature
- * concurrent size-class allocator with per-thread caches, and a downcall costs tens of nanoseconds
- * next to an 8 KiB copy (figures in docs/benchmarks.md, "Allocator").
- *
- * <p>Both downcalls are declared with {@code long} instead of {@code ADDRESS} for pointers: on the
- * 64-bit ABIs we support they are passed in the same integer register, and a {@code long} avoids
- * allocating a {@code MemorySegment} per call. They use {@link Linker.Option#critical} because
- * malloc and free are short and never call back into Java, which skips the thread-state transition.
+ * What every Clockwork cache in this process holds in native memory, for monitoring and for
+ * tests that check a closed cache returned every byte.
  */
 public final class NativeMemory {
-
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final MethodHandle MALLOC = downcall("malloc",
-            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
-    private static final MethodHandle ALIGNED_ALLOC = downcall("aligned_alloc",
-            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
-    private static final MethodHandle FREE = downcall("free",
-            FunctionDescriptor.ofVoid(ValueLayout.JAVA_LONG));
-
-    // mmap/munmap for the Auto table's reservation: rare calls, so no critical option, and errno
-    // captured to say why a reservation failed.
-    private static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CAPTURE_LAYOUT.varHandle(
-            MemoryLayout.PathElement.groupElement("errno"));
-    private static final MethodHandle MMAP = LINKER.downcallHandle(
-            LINKER.defaultLookup().find("mmap").orElseThrow(),
-            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
-                    ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
-                    ValueLayout.JAVA_LONG),
-            Linker.Option.captureCallState("errno"));
-    private static final MethodHandle MUNMAP = LINKER.downcallHandle(
-            LINKER.defaultLookup().find("munmap").orElseThrow(),
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG),
-            Linker.Option.captureCallState("errno"));
-    private static final int PROT_READ_WRITE = 0x1 | 0x2;
-    private static final boolean MAC = System.getProperty("os.name", "").toLowerCase().contains("mac");
-    /** MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE (values differ between Linux and macOS). */
-    private static final int MAP_FLAGS = MAC ? 0x0002 | 0x1000 | 0x0040 : 0x02 | 0x20 | 0x4000;
-    private static final long MAP_FAILED = -1L;
-
-    private static final LongAdder OUTSTANDING = new LongAdder();
-    private static final LongAdder RESERVED = new LongAdder();
-
     private NativeMemory() {
     }
 
-    private static MethodHandle downcall(String name, FunctionDescriptor descriptor) {
-        var symbol = LINKER.defaultLookup().find(name)
-                .orElseThrow(() -> new UnsatisfiedLinkError("libc function not found: " + name));
-        return LINKER.downcallHandle(symbol, descriptor, Linker.Option.critical(false));
-    }
-
-    /** Native bytes currently allocated by all Clockwork caches in this process. */
+    /**
+     * Native bytes allocated and not yet freed by all Clockwork caches in this process: values,
+     * tables and records. Zero once every cache is closed.
+     */
     public static long outstandingBytes() {
-        return OUTSTANDING.sum();
+        return NativeAllocator.outstandingBytes();
     }
 
     /**
-     * Allocates {@code size} bytes (at least 1) and returns the address.
-     *
-     * @throws OutOfMemoryError naming the size when libc cannot allocate
+     * Bytes of address space reserved by the caches' growable tables (Auto HyperClock), resident
+     * or not. Zero once every cache is closed.
      */
-    static long allocate(long size) {
-        long address;
-        try {
-            address = (long) MALLOC.invokeExact(Math.max(size, 1L));
-        } catch (Throwable t) {
-            throw new AssertionError("malloc downcall failed", t);
-        }
-        return counted(address, size);
-    }
-
-    /** Allocates {@code size} bytes aligned to {@code alignment} (a power of two). */
-    static long allocateAligned(long size, long alignment) {
-        long rounded = (Math.max(size, 1L) + alignment - 1) & -alignment;
-        long address;
-        try {
-            address = (long) ALIGNED_ALLOC.invokeExact(alignment, rounded);
-        } catch (Throwable t) {
-            throw new AssertionError("aligned_alloc downcall failed", t);
-        }
-        return counted(address, size);
-    }
-
-    /**
-     * Fault injection for tests: counts down allocations; the one that brings it to zero fails as
-     * if malloc had returned NULL. Zero (the default) injects nothing, at the cost of one volatile
-     * read per allocation.
-     */
-    private static final AtomicInteger FAILURE_COUNTDOWN = new AtomicInteger();
-
-    /** Makes the allocation after the next {@code skip} ones fail (tests only). */
-    static void failAllocationAfter(int skip) {
-        FAILURE_COUNTDOWN.set(skip + 1);
-    }
-
-    /** Cancels an injected failure that has not happened yet (tests only). */
-    static void clearInjectedFailure() {
-        FAILURE_COUNTDOWN.set(0);
-    }
-
-    private static long counted(long address, long size) {
-        if (FAILURE_COUNTDOWN.get() > 0 && FAILURE_COUNTDOWN.decrementAndGet() == 0
-                && address != 0L) {
-            try {
-                FREE.invokeExact(address);
-            } catch (Throwable t) {
-                throw new AssertionError("free downcall failed", t);
-            }
-            address = 0L;
-        }
-        if (address == 0L) {
-            throw new OutOfMemoryError("native allocation of " + size + " bytes failed");
-        }
-        OUTSTANDING.add(size);
-        return address;
-    }
-
-    /** Frees memory from {@link #allocate} or {@link #allocateAligned}; {@code size} as allocated. */
-    static void free(long address, long size) {
-        try {
-            FREE.invokeExact(address);
-        } catch (Throwable t) {
-            throw new AssertionError("free downcall failed", t);
-        }
-        OUTSTANDING.add(-size);
-    }
-
-    /** Bytes of address space currently reserved by {@link #reserve} (committed or not). */
     public static long reservedBytes() {
-        return RESERVED.sum();
-    }
-
-    /**
-     * Reserves {@code size} bytes of zeroed, private, anonymous address space with
-     * {@code MAP_NORESERVE}: no swap is set aside and a page becomes resident only when first
-     * touched, so a table can reserve room for its largest size and pay only for what it uses.
-     *
-     * @throws OutOfMemoryError naming the size and errno when the kernel refuses
-     */
-    static long reserve(long size) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CAPTURE_LAYOUT);
-            long address = (long) MMAP.invokeExact(state, 0L, size, PROT_READ_WRITE, MAP_FLAGS, -1, 0L);
-            if (address == MAP_FAILED) {
-                int errno = (int) ERRNO.get(state, 0L);
-                throw new OutOfMemoryError("mmap reservation of " + size + " bytes failed (errno "
-                        + errno + ")");
-            }
-            RESERVED.add(size);
-            return address;
-        } catch (OutOfMemoryError e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new AssertionError("mmap downcall failed", t);
-        }
-    }
-
-    /** Returns a reservation from {@link #reserve} to the kernel, resident pages and all. */
-    static void unreserve(long address, long size) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CAPTURE_LAYOUT);
-            int result = (int) MUNMAP.invokeExact(state, address, size);
-            if (result != 0) {
-                int errno = (int) ERRNO.get(state, 0L);
-                throw new IllegalStateException("munmap of " + size + " bytes at 0x"
-                        + Long.toHexString(address) + " failed (errno " + errno + ")");
-            }
-            RESERVED.add(-size);
-        } catch (IllegalStateException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new AssertionError("munmap downcall failed", t);
-        }
+        return NativeAllocator.reservedBytes();
     }
 }

@@ -13,6 +13,9 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import dev.clockwork.offheap.clock.AutoClockTable;
+import dev.clockwork.offheap.clock.ClockMeta;
+import dev.clockwork.offheap.clock.ClockShard;
 
 /**
  * Capacity limits of the Auto table when entries are pinned: the eviction effort cap (non-strict)
@@ -26,18 +29,18 @@ import org.junit.jupiter.api.Test;
  * (nor change its sweep order) during the measured phase. {@code P} entries are pinned, {@code U}
  * entries are not. From the code:
  * <ol>
- *   <li>{@code ClockTable.chargeUsageNonStrict}: an insert with {@code oldUsage + c <= C} evicts
+ *   <li>{@code ClockShard.chargeUsageNonStrict}: an insert with {@code oldUsage + c <= C} evicts
  *       nothing; one with {@code oldUsage <= C < oldUsage + c} asks eviction for {@code c}; one
  *       with {@code oldUsage > C} asks for {@code c + min(C/1024, c) + 1 = 2c + 1}. Whatever is
  *       freed, the new entry is stored and charged.</li>
  *   <li>{@code AutoClockTable.evict} stops (a) once the freed charge reaches the request, (b) after
  *       {@code (MAX_COUNTDOWN + 1)} full rounds of the clock, by which every unpinned entry was
- *       visited 4 times and so freed, or (c) when {@code ClockTable.isEvictionEffortExceeded}:
+ *       visited 4 times and so freed, or (c) when {@code ClockShard.isEvictionEffortExceeded}:
  *       {@code seenPinned >= cap * (freedCount + 1)}. So an insert that stops on the cap ("capped",
  *       counted in {@code evictionEffortExceeded}) moved the clock over at least {@code cap} pinned
  *       entries. A round of the clock visits each home, hence each of the P pinned entries, once.</li>
  *   <li>A LOW entry starts with countdown 2 and is freed at its third unreferenced visit
- *       ({@code ClockTable.clockUpdate}), so an unpinned entry alive now was inserted less than
+ *       ({@code ClockShard.clockUpdate}), so an unpinned entry alive now was inserted less than
  *       {@code V = 3} rounds (plus one sweep step) of clock travel ago.</li>
  * </ol>
  * Per insert {@code U} changes by {@code 1 - freed}: at most +1 when capped; when over capacity

@@ -31,6 +31,11 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
+import dev.clockwork.offheap.clock.AutoClockTable;
+import dev.clockwork.offheap.clock.ChainPointer;
+import dev.clockwork.offheap.clock.ClockMeta;
+import dev.clockwork.offheap.clock.ClockShard;
+import dev.clockwork.offheap.clock.SlotLayout;
 
 class AutoHyperClockCacheTest {
     private final List<Cache> caches = new ArrayList<>();
@@ -714,8 +719,8 @@ class AutoHyperClockCacheTest {
         MethodHandle grow = tableInternals().findVirtual(AutoClockTable.class, "grow",
                 MethodType.methodType(long.class));
         long head0 = SlotLayout.headOffset(0);
-        long word = (long) ClockTable.LONG.getVolatile(table.slots, head0);
-        assertEquals(word, (long) ClockTable.LONG.compareAndExchange(table.slots, head0, word,
+        long word = (long) ClockShard.LONG.getVolatile(table.slots, head0);
+        assertEquals(word, (long) ClockShard.LONG.compareAndExchange(table.slots, head0, word,
                 word | ChainPointer.LOCKED), "lock chain 0");
         var failure = new AtomicReference<Throwable>();
         Thread splitB = new Thread(() -> {
@@ -733,7 +738,7 @@ class AutoHyperClockCacheTest {
         }
         assertEquals(65, (long) grow.invokeExact(table), "split A (home 65, from chain 1)");
         assertEquals(64, table.homes(), "home 64 is not finished yet");
-        ClockTable.LONG.setVolatile(table.slots, head0, word); // unlock chain 0
+        ClockShard.LONG.setVolatile(table.slots, head0, word); // unlock chain 0
         splitB.join(60_000);
         assertFalse(splitB.isAlive(), "split B did not finish");
         if (failure.get() != null) {

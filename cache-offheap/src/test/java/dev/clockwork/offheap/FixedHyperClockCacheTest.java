@@ -15,6 +15,10 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import dev.clockwork.offheap.clock.ClockMeta;
+import dev.clockwork.offheap.clock.ClockShard;
+import dev.clockwork.offheap.clock.FixedClockTable;
+import dev.clockwork.offheap.memory.EntryStamp;
 
 class FixedHyperClockCacheTest {
     private final List<Cache> caches = new ArrayList<>();
@@ -399,7 +403,7 @@ class FixedHyperClockCacheTest {
         var cache = cache(1 << 20, 1024);
         cache.insert(1, 1, bytes(10, 1), 0, 10, 10, Priority.LOW);
         long h = cache.lookup(1, 1);
-        ClockTable table = cache.tables[0];
+        ClockShard table = cache.tables[0];
         long slot = cache.slotOf(h);
         int stamp = table.stamp(slot);
 

@@ -30,6 +30,9 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
+import dev.clockwork.offheap.lru.LruHandle;
+import dev.clockwork.offheap.lru.LruShard;
+import dev.clockwork.offheap.memory.EntryStamp;
 
 /**
  * The LRU cache's rules (RocksDB's LRUCache with three priority pools), checked through the public

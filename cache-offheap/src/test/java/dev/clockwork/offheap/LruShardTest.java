@@ -10,6 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.clockwork.cache.Priority;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import dev.clockwork.offheap.lru.LruShard;
+import dev.clockwork.offheap.memory.CacheMemory;
+import dev.clockwork.offheap.memory.NativeAllocator;
+import dev.clockwork.offheap.memory.RecordSlab;
 
 /** The list and pool rules of one LRU shard, read off its list. */
 class LruShardTest {
@@ -41,10 +45,10 @@ class LruShardTest {
     }
 
     private long insert(long key, Priority priority, boolean keepRef) {
-        long value = NativeMemory.allocate(8);
+        long value = NativeAllocator.allocate(8);
         long e = shard.insert(key, h1(key), value, 8, CHARGE, priority, keepRef);
         if (e == LruShard.DROPPED || e == LruShard.REFUSED) {
-            NativeMemory.free(value, 8);
+            NativeAllocator.free(value, 8);
         }
         return e;
     }

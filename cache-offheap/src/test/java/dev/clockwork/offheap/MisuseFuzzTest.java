@@ -1,13 +1,16 @@
 package dev.clockwork.offheap;
 
 import static dev.clockwork.offheap.MisuseKit.hex;
+
 import static dev.clockwork.offheap.MisuseKit.isRefusal;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.offheap.MisuseKit.Kind;
+
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,9 @@
 package dev.clockwork.offheap;
 
 import static dev.clockwork.offheap.MisuseKit.hex;
+
 import static dev.clockwork.offheap.MisuseKit.isRefusal;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.offheap.MisuseKit.Kind;
+
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Collections;

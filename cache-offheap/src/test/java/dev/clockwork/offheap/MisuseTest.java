@@ -16,6 +16,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import dev.clockwork.offheap.clock.ClockHandle;
+import dev.clockwork.offheap.lru.LruHandle;
 
 /**
  * Every misuse a caller can make, on every cache type: each gives a clear exception (naming the

@@ -4,13 +4,15 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.hash.KeyHash;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import dev.clockwork.offheap.clock.ClockShard;
+import dev.clockwork.offheap.lru.LruShard;
 
 /**
  * Test-only window on per-shard state, for the model-based tests in
  * {@code dev.clockwork.offheap.model}: they check capacity and usage shard by shard, because
  * that is where the caches enforce them (each shard gets {@code ceil(capacity / shards)}).
  *
- * <p>Reads only; never changes a cache. For a HyperClock cache a shard is one {@link ClockTable};
+ * <p>Reads only; never changes a cache. For a HyperClock cache a shard is one {@link ClockShard};
  * for an LRU cache one {@link LruShard} (reached through the cache's private array by reflection,
  * as LruCache exposes no per-shard view).
  */
@@ -82,7 +84,7 @@ public final class ModelAccess {
         if (cache instanceof HyperClockCache hcc) {
             ShardState s = new ShardState(hcc.tables.length);
             for (int i = 0; i < hcc.tables.length; i++) {
-                ClockTable t = hcc.tables[i];
+                ClockShard t = hcc.tables[i];
                 s.usage[i] = t.usage();
                 s.capacity[i] = t.capacity();
                 s.occupancy[i] = t.occupancy();
@@ -97,7 +99,7 @@ public final class ModelAccess {
         LruCache lru = (LruCache) cache;
         LruShard[] shards = lruShards(lru);
         ShardState s = new ShardState(shards.length);
-        long perShard = NativeCache.perShardCapacity(lru.capacity(), shards.length);
+        long perShard = ShardedCache.perShardCapacity(lru.capacity(), shards.length);
         for (int i = 0; i < shards.length; i++) {
             s.usage[i] = shards[i].usage();
             s.capacity[i] = perShard;
@@ -114,7 +116,7 @@ public final class ModelAccess {
 
     /** The capacity each shard gets: the total split evenly, rounded up. */
     public static long perShardCapacity(long capacity, int shards) {
-        return NativeCache.perShardCapacity(capacity, shards);
+        return ShardedCache.perShardCapacity(capacity, shards);
     }
 
     private static LruShard[] lruShards(LruCache cache) {

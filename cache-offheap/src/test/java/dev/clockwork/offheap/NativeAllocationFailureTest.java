@@ -13,6 +13,8 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import dev.clockwork.offheap.memory.NativeAllocator;
+import dev.clockwork.offheap.memory.RecordSlab;
 
 /**
  * Native allocation failures (injected: malloc "returns NULL") at every allocation an insert
@@ -30,7 +32,7 @@ class NativeAllocationFailureTest {
 
     @AfterEach
     void closeAndCheck() {
-        NativeMemory.clearInjectedFailure();
+        NativeAllocator.clearInjectedFailure();
         caches.forEach(Cache::close);
         assertEquals(baseline, NativeMemory.outstandingBytes(), "native bytes leaked");
     }
@@ -66,7 +68,7 @@ class NativeAllocationFailureTest {
         long usage = cache.usage();
         long entries = cache.entryCount();
         long bytes = NativeMemory.outstandingBytes();
-        NativeMemory.failAllocationAfter(0);
+        NativeAllocator.failAllocationAfter(0);
         OutOfMemoryError e = assertThrows(OutOfMemoryError.class,
                 () -> cache.insert(2, ~2L, value(2, 333), 0, 333, 333, Priority.LOW));
         assertTrue(e.getMessage().contains("333 bytes"), e.getMessage());
@@ -107,7 +109,7 @@ class NativeAllocationFailureTest {
         long first = cache.insertPinned(7, ~7L, value(7, 50), 0, 50, 50, Priority.LOW);
         long usage = cache.usage();
         long bytes = NativeMemory.outstandingBytes();
-        NativeMemory.failAllocationAfter(1); // the value succeeds, the standalone slot fails
+        NativeAllocator.failAllocationAfter(1); // the value succeeds, the standalone slot fails
         assertThrows(OutOfMemoryError.class,
                 () -> cache.insertPinned(7, ~7L, value(8, 60), 0, 60, 60, Priority.LOW));
         assertEquals(usage, cache.usage());
@@ -136,7 +138,7 @@ class NativeAllocationFailureTest {
         long bytes = NativeMemory.outstandingBytes();
         long entries = cache.entryCount();
         long key = RecordSlab.RECORDS_PER_CHUNK;
-        NativeMemory.failAllocationAfter(1); // the value succeeds, the chunk fails
+        NativeAllocator.failAllocationAfter(1); // the value succeeds, the chunk fails
         OutOfMemoryError e = assertThrows(OutOfMemoryError.class,
                 () -> cache.insert(key, ~key, value(key, 16), 0, 16, 16, Priority.LOW));
         assertTrue(e.getMessage().contains(RecordSlab.CHUNK_BYTES + " bytes"), e.getMessage());
@@ -160,7 +162,7 @@ class NativeAllocationFailureTest {
         for (long k = 0; k < 16; k++) {
             assertTrue(cache.insert(k, ~k, value(k, 16), 0, 16, 16, Priority.LOW));
         }
-        NativeMemory.failAllocationAfter(1); // the value succeeds, the bigger bucket array fails
+        NativeAllocator.failAllocationAfter(1); // the value succeeds, the bigger bucket array fails
         assertTrue(cache.insert(16, ~16L, value(16, 16), 0, 16, 16, Priority.LOW));
         for (long k = 17; k < 200; k++) {
             assertTrue(cache.insert(k, ~k, value(k, 16), 0, 16, 16, Priority.LOW));

@@ -1,6 +1,7 @@
 package dev.clockwork.offheap;
 
 import static dev.clockwork.offheap.MisuseKit.hex;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -10,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.offheap.MisuseKit.Kind;
+
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -17,6 +19,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import dev.clockwork.offheap.lru.LruRecordLayout;
 
 /**
  * Issue 13, scenario 5: one entry referenced past the width of its reference count. HyperClock
@@ -35,7 +38,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class RefLimitTest {
     /** References one HyperClock entry may hold at once (documented on the cache). */
     static final int HYPER_CLOCK_MAX_REFS = (1 << 24) - 1;
-    /** References one LRU entry may hold at once (LruEntryLayout's 24-bit count). */
+    /** References one LRU entry may hold at once (LruRecordLayout's 24-bit count). */
     static final int LRU_MAX_REFS = (1 << 24) - 1;
 
     private static final long CAPACITY = 1 << 20;

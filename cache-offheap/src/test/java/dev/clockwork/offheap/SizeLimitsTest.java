@@ -16,6 +16,10 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import dev.clockwork.offheap.clock.AutoClockTable;
+import dev.clockwork.offheap.clock.FixedClockTable;
+import dev.clockwork.offheap.clock.SlotLayout;
+import dev.clockwork.offheap.lru.LruRecordLayout;
 
 /**
  * Sizes at their limits: capacities up to {@code Long.MAX_VALUE}, charges whose sums would pass
@@ -55,7 +59,7 @@ class SizeLimitsTest {
             @Override
             Cache build(long capacity, int shardBits) {
                 // An estimate large enough that even a shard of MAX_USAGE needs a small table.
-                long perShard = NativeCache.perShardCapacity(capacity, 1 << shardBits);
+                long perShard = ShardedCache.perShardCapacity(capacity, 1 << shardBits);
                 return FixedHyperClockCache.builder().capacity(capacity).numShardBits(shardBits)
                         .estimatedEntryCharge(Math.max(64, perShard >> 6)).build();
             }
@@ -99,16 +103,16 @@ class SizeLimitsTest {
 
     @Test
     void perShardCapacityIsTheRoundedUpShareWithoutOverflow() {
-        assertEquals(1, NativeCache.perShardCapacity(1, 64));
-        assertEquals(2, NativeCache.perShardCapacity(65, 64));
-        assertEquals((1L << 38) + 1, NativeCache.perShardCapacity((1L << 40) + 1, 4));
+        assertEquals(1, ShardedCache.perShardCapacity(1, 64));
+        assertEquals(2, ShardedCache.perShardCapacity(65, 64));
+        assertEquals((1L << 38) + 1, ShardedCache.perShardCapacity((1L << 40) + 1, 4));
         // Long.MAX_VALUE overflowed (capacity + shards - 1) into a negative share.
         for (int bits = 0; bits <= CacheOptions.MAX_SHARD_BITS; bits++) {
             int shards = 1 << bits;
             assertEquals(CacheOptions.MAX_USAGE >> bits,
-                    NativeCache.perShardCapacity(Long.MAX_VALUE, shards), "bits " + bits);
+                    ShardedCache.perShardCapacity(Long.MAX_VALUE, shards), "bits " + bits);
             assertEquals(CacheOptions.MAX_USAGE >> bits,
-                    NativeCache.perShardCapacity(CacheOptions.MAX_USAGE, shards), "bits " + bits);
+                    ShardedCache.perShardCapacity(CacheOptions.MAX_USAGE, shards), "bits " + bits);
         }
         SplittableRandom random = new SplittableRandom(13);
         for (int i = 0; i < 10_000; i++) {
@@ -118,7 +122,7 @@ class SizeLimitsTest {
                     BigInteger.valueOf(shards));
             long ceiling = qr[0].longValueExact() + (qr[1].signum() == 0 ? 0 : 1);
             assertEquals(Math.min(ceiling, CacheOptions.MAX_USAGE / shards),
-                    NativeCache.perShardCapacity(capacity, shards), capacity + " / " + shards);
+                    ShardedCache.perShardCapacity(capacity, shards), capacity + " / " + shards);
         }
     }
 
@@ -147,7 +151,7 @@ class SizeLimitsTest {
     }
 
     private static long metaPerEntry(Cache cache) {
-        return cache instanceof LruCache ? LruEntryLayout.ENTRY_BYTES : 0;
+        return cache instanceof LruCache ? LruRecordLayout.ENTRY_BYTES : 0;
     }
 
     @Test

@@ -11,6 +11,9 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import dev.clockwork.offheap.clock.ClockMeta;
+import dev.clockwork.offheap.clock.FixedClockTable;
+import dev.clockwork.offheap.clock.SlotLayout;
 
 class TableReportTest {
     private final List<Cache> caches = new ArrayList<>();

@@ -3,6 +3,7 @@ package dev.clockwork.stress;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.offheap.ClockProbe;
+
 import dev.clockwork.offheap.FixedHyperClockCache;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -4,9 +4,13 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.CacheStats;
 import dev.clockwork.offheap.HyperClockCache;
 import dev.clockwork.offheap.ModelAccess;
+
 import dev.clockwork.offheap.NativeMemory;
 import java.util.ArrayList;
 import java.util.List;
+import dev.clockwork.offheap.CacheOptions;
+import dev.clockwork.offheap.HyperClockOptions;
+import dev.clockwork.offheap.clock.ClockShard;
 
 /**
  * The reference model of a HyperClock cache (fixed or Auto table), single-threaded.
@@ -55,7 +59,7 @@ import java.util.List;
  * </ul>
  *
  * <h2>Eviction runs</h2>
- * What an insert's eviction run must free is computed as {@code ClockTable} does (strict: the
+ * What an insert's eviction run must free is computed as {@code ClockShard} does (strict: the
  * part of usage + charge over capacity; not strict: the charge, plus a little when already over,
  * unless it fits or exceeds the usage; at least 1 when a slot must be freed), and what it freed
  * follows from usage before and after. Freeing anything takes an eviction
@@ -144,7 +148,7 @@ final class HyperClockReference extends ReferenceModel {
         check(freed >= 0 && (freed == 0 || d.evictions() > 0), "usage went from " + pre.usage[s]
                 + " to " + post.usage[s] + " with " + d.evictions() + " evictions (" + situation
                 + ", charged " + charged + ")");
-        // "Strict limits must find room if it exists, so they ignore the cap" (ClockTable; the
+        // "Strict limits must find room if it exists, so they ignore the cap" (ClockShard; the
         // cap lets usage exceed capacity "non-strict only", HyperClockOptions.evictionEffortCap).
         check(!preStrict || d.evictionEffortExceeded() == 0, "an eviction run under a strict limit"
                 + " gave up on the eviction effort cap (evictionEffortExceeded +"
@@ -208,7 +212,7 @@ final class HyperClockReference extends ReferenceModel {
     }
 
     /**
-     * How much the insert's eviction run was asked to free, as {@code ClockTable} computes it
+     * How much the insert's eviction run was asked to free, as {@code ClockShard} computes it
      * (RocksDB's rules): strict, the part of the charge over capacity (nothing if the charge
      * alone exceeds it: refused at once); not strict, the charge (plus a little when already
      * over) unless it fits or exceeds the present usage; at least 1 when the table must free a

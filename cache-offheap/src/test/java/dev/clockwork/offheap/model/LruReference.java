@@ -4,6 +4,7 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.CacheStats;
 import dev.clockwork.offheap.LruCache;
 import dev.clockwork.offheap.ModelAccess;
+
 import java.util.ArrayList;
 import java.util.List;
 

@@ -6,10 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.offheap.NativeMemory;
 import dev.clockwork.offheap.model.SequenceConfig.CacheType;
+
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import dev.clockwork.offheap.clock.ClockShard;
 
 /**
  * Hand-written sequences for failures the random sequences found, run through the same models,
@@ -40,7 +42,7 @@ class ModelKnownSequencesTest {
 
     /**
      * With a strict limit, an insert that needs more than four entries evicted must still
-     * succeed when nothing is pinned. ClockTable.isEvictionEffortExceeded multiplies
+     * succeed when nothing is pinned. ClockShard.isEvictionEffortExceeded multiplies
      * {@code (freedCount + 1) * (Long.MAX_VALUE / 4)} for strict tables, which overflows to a
      * negative number from the fifth freed entry on, so the run "exceeds its effort" and the
      * insert is refused after evicting four or five entries for nothing.

@@ -3,7 +3,9 @@ package dev.clockwork.offheap.model;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.CacheStats;
 import dev.clockwork.offheap.ModelAccess;
+
 import dev.clockwork.offheap.ModelAccess.ShardState;
+
 import dev.clockwork.offheap.NativeMemory;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;

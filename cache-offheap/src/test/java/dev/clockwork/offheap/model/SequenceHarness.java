@@ -2,6 +2,7 @@ package dev.clockwork.offheap.model;
 
 import dev.clockwork.offheap.NativeMemory;
 import dev.clockwork.offheap.model.SequenceConfig.CacheType;
+
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;

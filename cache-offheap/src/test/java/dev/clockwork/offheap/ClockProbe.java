@@ -1,8 +1,11 @@
 package dev.clockwork.offheap;
+import dev.clockwork.offheap.clock.ClockMeta;
+import dev.clockwork.offheap.clock.ClockShard;
 
 /**
- * White-box access to HyperClock meta words for the stress tests, which live in another module
- * but, on the class path, may share this package. Reads and writes a slot's meta word through
+ * White-box access to HyperClock meta words for the stress tests (cache-stress), shipped in this
+ * module's test-jar so that it can use the caches' package-private handle decoding. Reads and
+ * writes a slot's meta word through
  * a handle's slot, without the handle checks (a test may keep a released handle to name a slot).
  * Not part of the library.
  */
@@ -15,7 +18,7 @@ public final class ClockProbe {
     private ClockProbe() {
     }
 
-    private static ClockTable table(HyperClockCache cache, long handle) {
+    private static ClockShard table(HyperClockCache cache, long handle) {
         return cache.tableOf(handle);
     }
 

@@ -1,10 +1,12 @@
-package dev.clockwork.offheap;
+package dev.clockwork.offheap.clock;
 
-import static dev.clockwork.offheap.ClockMeta.MAX_COUNTDOWN;
-import static dev.clockwork.offheap.ClockMeta.isVisible;
-import static dev.clockwork.offheap.SlotLayout.SLOT_SHIFT;
+import static dev.clockwork.offheap.clock.ClockMeta.MAX_COUNTDOWN;
+import static dev.clockwork.offheap.clock.ClockMeta.isVisible;
+import static dev.clockwork.offheap.clock.SlotLayout.SLOT_SHIFT;
 
 import java.lang.foreign.MemorySegment;
+import dev.clockwork.offheap.memory.CacheMemory;
+import dev.clockwork.offheap.memory.NativeAllocator;
 
 /**
  * The fixed-size index: open addressing with double hashing over a power-of-two slot array sized
@@ -19,11 +21,11 @@ import java.lang.foreign.MemorySegment;
  * <p>Occupancy is capped at {@link #STRICT_LOAD_FACTOR} of the slots; the target is
  * {@link #LOAD_FACTOR}, which sizing uses.
  */
-final class FixedClockTable extends ClockTable {
+public final class FixedClockTable extends ClockShard {
     /** Sizing target: expected entries per slot. */
-    static final double LOAD_FACTOR = 0.7;
+    public static final double LOAD_FACTOR = 0.7;
     /** Hard cap on occupied slots per slot; beyond it an insert must evict or go standalone. */
-    static final double STRICT_LOAD_FACTOR = 0.84;
+    public static final double STRICT_LOAD_FACTOR = 0.84;
     /** Slots an eviction thread claims from the shared clock pointer at a time. */
     private static final int CLOCK_STEP = 4;
 
@@ -31,7 +33,7 @@ final class FixedClockTable extends ClockTable {
     private final long lengthMask;
     private final long occupancyLimit;
 
-    FixedClockTable(int lengthBits, int shardIndex, long capacity, long usageLimit,
+    public FixedClockTable(int lengthBits, int shardIndex, long capacity, long usageLimit,
                     boolean strict, int evictionEffortCap, boolean chargeMetadata,
                     CacheMemory memory) {
         super(allocateZeroed(1L << lengthBits), 1L << lengthBits, shardIndex, capacity, usageLimit,
@@ -52,10 +54,10 @@ final class FixedClockTable extends ClockTable {
      * we step down to a smaller table while it lets at least as many entries of the estimated
      * charge fit. Realistic estimates (a few hundred bytes and up) keep RocksDB's size.
      *
-     * <p>Not capped: the builder refuses a result above {@link ClockTable#maxSlotsPerShard}, and
+     * <p>Not capped: the builder refuses a result above {@link ClockShard#maxSlotsPerShard}, and
      * one whose table holds no entry ({@link #occupancyLimit} 0).
      */
-    static int lengthBits(long capacity, long estimatedEntryCharge, boolean chargeMetadata) {
+    public static int lengthBits(long capacity, long estimatedEntryCharge, boolean chargeMetadata) {
         double averageSlotCharge = estimatedEntryCharge * LOAD_FACTOR
                 + (chargeMetadata ? SlotLayout.SLOT_BYTES : 0);
         long slots = Math.max(1L, (long) Math.ceil(capacity / averageSlotCharge));
@@ -73,7 +75,7 @@ final class FixedClockTable extends ClockTable {
      * Most entries a table of {@code 2^bits} slots accepts: {@link #STRICT_LOAD_FACTOR} of them,
      * rounded down; 0 for a one-slot table, which is useless.
      */
-    static long occupancyLimit(int bits) {
+    public static long occupancyLimit(int bits) {
         return (long) ((1L << bits) * STRICT_LOAD_FACTOR);
     }
 
@@ -89,23 +91,23 @@ final class FixedClockTable extends ClockTable {
 
     private static long allocateZeroed(long slots) {
         long bytes = slots * SlotLayout.SLOT_BYTES;
-        long address = NativeMemory.allocateAligned(bytes, SlotLayout.SLOT_BYTES);
+        long address = NativeAllocator.allocateAligned(bytes, SlotLayout.SLOT_BYTES);
         MemorySegment.ofAddress(address).reinterpret(bytes).fill((byte) 0);
         return address;
     }
 
     @Override
-    long usedSlots() {
+    public long usedSlots() {
         return slotCount;
     }
 
     @Override
     void releaseTableMemory() {
-        NativeMemory.free(rawAddress, slotCount * SlotLayout.SLOT_BYTES);
+        NativeAllocator.free(rawAddress, slotCount * SlotLayout.SLOT_BYTES);
     }
 
     @Override
-    long occupancyLimit() {
+    public long occupancyLimit() {
         return occupancyLimit;
     }
 
@@ -199,7 +201,7 @@ final class FixedClockTable extends ClockTable {
     }
 
     @Override
-    boolean erase(long h0, long h1) {
+    public boolean erase(long h0, long h1) {
         boolean found = false;
         long step = h0 | 1;
         long first = h1 & lengthMask;

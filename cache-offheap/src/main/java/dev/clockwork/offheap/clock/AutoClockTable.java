@@ -1,18 +1,20 @@
-package dev.clockwork.offheap;
+package dev.clockwork.offheap.clock;
 
-import static dev.clockwork.offheap.ChainPointer.LOCKED;
-import static dev.clockwork.offheap.ChainPointer.index;
-import static dev.clockwork.offheap.ChainPointer.isEnd;
-import static dev.clockwork.offheap.ChainPointer.isLocked;
-import static dev.clockwork.offheap.ChainPointer.shift;
-import static dev.clockwork.offheap.ClockMeta.MAX_COUNTDOWN;
-import static dev.clockwork.offheap.ClockMeta.isShareable;
-import static dev.clockwork.offheap.SlotLayout.SLOT_BYTES;
-import static dev.clockwork.offheap.SlotLayout.SLOT_SHIFT;
+import static dev.clockwork.offheap.clock.ChainPointer.LOCKED;
+import static dev.clockwork.offheap.clock.ChainPointer.index;
+import static dev.clockwork.offheap.clock.ChainPointer.isEnd;
+import static dev.clockwork.offheap.clock.ChainPointer.isLocked;
+import static dev.clockwork.offheap.clock.ChainPointer.shift;
+import static dev.clockwork.offheap.clock.ClockMeta.MAX_COUNTDOWN;
+import static dev.clockwork.offheap.clock.ClockMeta.isShareable;
+import static dev.clockwork.offheap.clock.SlotLayout.SLOT_BYTES;
+import static dev.clockwork.offheap.clock.SlotLayout.SLOT_SHIFT;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicLong;
+import dev.clockwork.offheap.memory.CacheMemory;
+import dev.clockwork.offheap.memory.NativeAllocator;
 
 /**
  * The growing index: chaining through per-home head pointers, grown one home at a time by linear
@@ -62,18 +64,18 @@ import java.util.concurrent.atomic.AtomicLong;
  * entry of its chain (no lock: the step is a CAS per entry), then unlinks the entries it took,
  * each under its chain's lock, and frees them.
  */
-final class AutoClockTable extends ClockTable {
+public final class AutoClockTable extends ClockShard {
     /** Most entries per used home; sizing the reservation assumes the same. */
-    static final double MAX_LOAD_FACTOR = 0.6;
+    public static final double MAX_LOAD_FACTOR = 0.6;
     /** Smallest average entry charge the reservation is sized for (RocksDB's default). */
-    static final long DEFAULT_MIN_AVG_ENTRY_CHARGE = 450;
+    public static final long DEFAULT_MIN_AVG_ENTRY_CHARGE = 450;
     /**
      * Most address space the tables of one cache reserve together: 1 TiB, 2^34 slots. Room for
      * about 10 billion entries, a capacity of 5 TiB at the default minimum average charge, while
      * an "unbounded" cache ({@code capacity(Long.MAX_VALUE)}) maps 1 TiB rather than tens of TiB;
      * beyond it the table stops growing and inserts evict to free slots.
      */
-    static final long MAX_RESERVATION_BYTES = 1L << 40;
+    public static final long MAX_RESERVATION_BYTES = 1L << 40;
     private static final long PAGE_BYTES = 4096;
     /** Homes an eviction thread claims from the shared clock pointer at a time. */
     private static final int CLOCK_STEP = 4;
@@ -106,9 +108,9 @@ final class AutoClockTable extends ClockTable {
     /** Next home to create; runs ahead of {@link #lengthInfo} while splits are in progress. */
     private final AtomicLong growFrontier;
 
-    AutoClockTable(long maxSlots, int shardIndex, long capacity, long usageLimit, boolean strict,
+    public AutoClockTable(long maxSlots, int shardIndex, long capacity, long usageLimit, boolean strict,
                    int evictionEffortCap, boolean chargeMetadata, CacheMemory memory) {
-        super(NativeMemory.reserve(maxSlots * SLOT_BYTES), maxSlots, shardIndex, capacity,
+        super(NativeAllocator.reserve(maxSlots * SLOT_BYTES), maxSlots, shardIndex, capacity,
                 usageLimit, strict, evictionEffortCap, chargeMetadata, memory);
         long start = startingLength(capacity);
         int shift = 63 - Long.numberOfLeadingZeros(start);
@@ -127,7 +129,7 @@ final class AutoClockTable extends ClockTable {
      * whole pages, but at most {@link #maxReservedSlots}. The count is estimated in
      * {@code double}, so no capacity overflows it.
      */
-    static long maxSlots(long capacity, long minAvgEntryCharge, boolean chargeMetadata,
+    public static long maxSlots(long capacity, long minAvgEntryCharge, boolean chargeMetadata,
                          int shardBits) {
         double slotCharge = minAvgEntryCharge * MAX_LOAD_FACTOR + (chargeMetadata ? SLOT_BYTES : 0);
         double wanted = capacity / slotCharge + 1;
@@ -142,10 +144,10 @@ final class AutoClockTable extends ClockTable {
 
     /**
      * Most slots one of {@code 2^shardBits} shards reserves: what its handles can name
-     * ({@link ClockTable#maxSlotsPerShard}), and its share of {@link #MAX_RESERVATION_BYTES}. A
+     * ({@link ClockShard#maxSlotsPerShard}), and its share of {@link #MAX_RESERVATION_BYTES}. A
      * whole number of pages, as every bound is a power of two of at least a page.
      */
-    static long maxReservedSlots(int shardBits) {
+    public static long maxReservedSlots(int shardBits) {
         long share = MAX_RESERVATION_BYTES / SLOT_BYTES >> shardBits;
         return Math.min(maxSlotsPerShard(shardBits), share);
     }
@@ -160,7 +162,7 @@ final class AutoClockTable extends ClockTable {
         return ((used - (1L << shift)) << 8) | shift;
     }
 
-    static long usedLength(long info) {
+    public static long usedLength(long info) {
         return (1L << (info & 0xFF)) + (info >>> 8);
     }
 
@@ -182,17 +184,17 @@ final class AutoClockTable extends ClockTable {
         return (home << 8) | minShift;
     }
 
-    long lengthInfo() {
+    public long lengthInfo() {
         return lengthInfo;
     }
 
     /** Waits counted by every shard of this table's cache. */
-    long yieldCount() {
+    public long yieldCount() {
         return memory.stats.yields.sum();
     }
 
     @Override
-    long occupancyLimit() {
+    public long occupancyLimit() {
         return occupancyLimit;
     }
 
@@ -207,18 +209,18 @@ final class AutoClockTable extends ClockTable {
     }
 
     @Override
-    long usedSlots() {
+    public long usedSlots() {
         return slotBound();
     }
 
     /** Homes in the published length: what lookups and eviction use. */
-    long homes() {
+    public long homes() {
         return usedLength(lengthInfo);
     }
 
     @Override
     void releaseTableMemory() {
-        NativeMemory.unreserve(rawAddress, slotCount * SLOT_BYTES);
+        NativeAllocator.unreserve(rawAddress, slotCount * SLOT_BYTES);
     }
 
     // ---------------------------------------------------------------- chain words
@@ -673,7 +675,7 @@ final class AutoClockTable extends ClockTable {
     // ---------------------------------------------------------------- removal and eviction
 
     @Override
-    boolean erase(long h0, long h1) {
+    public boolean erase(long h0, long h1) {
         boolean found = false;
         // A key can be on a chain twice after racing inserts: erase until none is left.
         while (walk(h0, h1, true) != NOT_FOUND) {
@@ -804,12 +806,12 @@ final class AutoClockTable extends ClockTable {
     // ---------------------------------------------------------------- diagnostics
 
     /** What {@link #scanChains} found. */
-    static final class ChainScan {
-        long homes;
-        long nonEmptyHeads;
-        long entries;
-        long entriesAtHome;
-        long maxChainLength;
+    public static final class ChainScan {
+        public long homes;
+        public long nonEmptyHeads;
+        public long entries;
+        public long entriesAtHome;
+        public long maxChainLength;
     }
 
     /**
@@ -817,7 +819,7 @@ final class AutoClockTable extends ClockTable {
      * chains, entries stored in their own home slot and the longest chain. Racing writers make
      * it approximate; a walk is cut off at the table size in case it meets a cycle.
      */
-    ChainScan scanChains() {
+    public ChainScan scanChains() {
         ChainScan scan = new ChainScan();
         long used = homes();
         scan.homes = used;

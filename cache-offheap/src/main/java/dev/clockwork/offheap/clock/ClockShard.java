@@ -1,26 +1,33 @@
-package dev.clockwork.offheap;
+package dev.clockwork.offheap.clock;
 
-import static dev.clockwork.offheap.ClockMeta.ACQUIRE_ONE;
-import static dev.clockwork.offheap.ClockMeta.COUNTER_TOP_BITS;
-import static dev.clockwork.offheap.ClockMeta.MAX_COUNTDOWN;
-import static dev.clockwork.offheap.ClockMeta.MAX_REFS;
-import static dev.clockwork.offheap.ClockMeta.OCCUPIED;
-import static dev.clockwork.offheap.ClockMeta.OVERFLOW_THRESHOLD;
-import static dev.clockwork.offheap.ClockMeta.RELEASE_ONE;
-import static dev.clockwork.offheap.ClockMeta.UNDER_CONSTRUCTION;
-import static dev.clockwork.offheap.ClockMeta.acquireCount;
-import static dev.clockwork.offheap.ClockMeta.isEmpty;
-import static dev.clockwork.offheap.ClockMeta.isInvisible;
-import static dev.clockwork.offheap.ClockMeta.isShareable;
-import static dev.clockwork.offheap.ClockMeta.isVisible;
-import static dev.clockwork.offheap.ClockMeta.refCount;
-import static dev.clockwork.offheap.ClockMeta.releaseCount;
-import static dev.clockwork.offheap.SlotLayout.SLOT_BYTES;
+import static dev.clockwork.offheap.clock.ClockMeta.ACQUIRE_ONE;
+import static dev.clockwork.offheap.clock.ClockMeta.COUNTER_TOP_BITS;
+import static dev.clockwork.offheap.clock.ClockMeta.MAX_COUNTDOWN;
+import static dev.clockwork.offheap.clock.ClockMeta.MAX_REFS;
+import static dev.clockwork.offheap.clock.ClockMeta.OCCUPIED;
+import static dev.clockwork.offheap.clock.ClockMeta.OVERFLOW_THRESHOLD;
+import static dev.clockwork.offheap.clock.ClockMeta.RELEASE_ONE;
+import static dev.clockwork.offheap.clock.ClockMeta.UNDER_CONSTRUCTION;
+import static dev.clockwork.offheap.clock.ClockMeta.acquireCount;
+import static dev.clockwork.offheap.clock.ClockMeta.isEmpty;
+import static dev.clockwork.offheap.clock.ClockMeta.isInvisible;
+import static dev.clockwork.offheap.clock.ClockMeta.isShareable;
+import static dev.clockwork.offheap.clock.ClockMeta.isVisible;
+import static dev.clockwork.offheap.clock.ClockMeta.refCount;
+import static dev.clockwork.offheap.clock.ClockMeta.releaseCount;
+import static dev.clockwork.offheap.clock.SlotLayout.SLOT_BYTES;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicLong;
+import dev.clockwork.offheap.CacheOptions;
+import dev.clockwork.offheap.ShardedCache;
+import dev.clockwork.offheap.memory.CacheMemory;
+import dev.clockwork.offheap.memory.CloseGate;
+import dev.clockwork.offheap.memory.EntryStamp;
+import dev.clockwork.offheap.memory.NativeAllocator;
+import dev.clockwork.offheap.memory.PaddedCounters;
 
 /**
  * One shard of a HyperClock cache: the per-entry clock protocol (see {@link ClockMeta}) and the
@@ -31,15 +38,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * scoped to the cache's shared arena, so a call racing with {@code close()} fails with an
  * exception instead of touching freed memory.
  */
-abstract class ClockTable extends PaddedCounters {
+public abstract class ClockShard extends PaddedCounters {
     /** {@code (MemorySegment, long offset)} handles, exact so that a wrong type throws, not boxes. */
-    static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
+    public static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
     static final VarHandle INT = ValueLayout.JAVA_INT.varHandle().withInvokeExactBehavior();
 
     /** Results of {@link #insert} that are not a slot offset. */
     static final long INSERT_DROPPED = -1;   // not stored, nothing charged: free the value
-    static final long INSERT_REFUSED = -2;   // refused by a limit, nothing charged: free the value
-    static final long INSERT_STANDALONE = -3; // usage charged: make a standalone entry
+    public static final long INSERT_REFUSED = -2;   // refused by a limit, nothing charged: free the value
+    public static final long INSERT_STANDALONE = -3; // usage charged: make a standalone entry
 
     /*
      * What lookup, doInsert and insert return for an entry they hold a reference on: the slot and
@@ -50,7 +57,7 @@ abstract class ClockTable extends PaddedCounters {
      */
 
     /** Returned by {@link #lookup} when it finds nothing. */
-    static final long NOT_FOUND = -1;
+    public static final long NOT_FOUND = -1;
     /** Returned by {@link #doInsert} when it stored nothing. */
     static final long NO_SLOT = -1;
 
@@ -58,11 +65,11 @@ abstract class ClockTable extends PaddedCounters {
         return ((long) (stamp >>> 1) << 32) | (slot >>> SlotLayout.SLOT_SHIFT);
     }
 
-    static long foundSlot(long found) {
+    public static long foundSlot(long found) {
         return (found & 0xFFFF_FFFFL) << SlotLayout.SLOT_SHIFT;
     }
 
-    static int foundStamp(long found) {
+    public static int foundStamp(long found) {
         return ((int) (found >>> 32) << 1) | 1;
     }
 
@@ -73,7 +80,7 @@ abstract class ClockTable extends PaddedCounters {
      * Most slots a table may have when there are {@code 2^shardBits} shards: a handle names a
      * slot and its shard in {@link CacheOptions#MAX_LOCATION_BITS} bits, the slot in at most 32.
      */
-    static long maxSlotsPerShard(int shardBits) {
+    public static long maxSlotsPerShard(int shardBits) {
         return Math.min(MAX_SLOTS, CacheOptions.maxLocationsPerShard(shardBits));
     }
 
@@ -105,12 +112,12 @@ abstract class ClockTable extends PaddedCounters {
     private static final ThreadLocal<EvictionData> EVICTION_DATA =
             ThreadLocal.withInitial(EvictionData::new);
 
-    final MemorySegment slots;
+    public final MemorySegment slots;
     /** Slots the table's memory can hold; handles are bounds-checked against it. */
-    final long slotCount;
+    public final long slotCount;
     final int shardIndex;
-    final CacheMemory memory;
-    final long rawAddress;
+    public final CacheMemory memory;
+    public final long rawAddress;
     private final long metadataChargePerSlot;
 
     private volatile long capacity;
@@ -122,7 +129,7 @@ abstract class ClockTable extends PaddedCounters {
     private volatile boolean strict;
     private final int evictionEffortCap;
     /** Charge of this shard's standalone entries (part of {@link #usage()}); kept by the cache. */
-    final AtomicLong standaloneUsage = new AtomicLong();
+    public final AtomicLong standaloneUsage = new AtomicLong();
 
     /**
      * @param rawAddress zeroed memory for {@code slotCount} slots, 64-byte aligned, owned by the
@@ -130,7 +137,7 @@ abstract class ClockTable extends PaddedCounters {
      * @param capacity at most {@code usageLimit}
      * @param usageLimit the shard's share of {@link CacheOptions#MAX_USAGE}
      */
-    ClockTable(long rawAddress, long slotCount, int shardIndex, long capacity, long usageLimit,
+    ClockShard(long rawAddress, long slotCount, int shardIndex, long capacity, long usageLimit,
                boolean strict, int evictionEffortCap, boolean chargeMetadata,
                CacheMemory memory) {
         this.rawAddress = rawAddress;
@@ -160,11 +167,11 @@ abstract class ClockTable extends PaddedCounters {
     }
 
     /** An undo or a release: only needs to order this thread's earlier reads before it. */
-    final long getAndAddMetaRelease(long slot, long delta) {
+    public final long getAndAddMetaRelease(long slot, long delta) {
         return (long) LONG.getAndAddRelease(slots, slot, delta);
     }
 
-    final long metaOpaque(long slot) {
+    public final long metaOpaque(long slot) {
         return (long) LONG.getOpaque(slots, slot);
     }
 
@@ -173,7 +180,7 @@ abstract class ClockTable extends PaddedCounters {
         return (long) LONG.getAcquire(slots, slot);
     }
 
-    final long compareAndExchangeMeta(long slot, long expected, long update) {
+    public final long compareAndExchangeMeta(long slot, long expected, long update) {
         return (long) LONG.compareAndExchange(slots, slot, expected, update);
     }
 
@@ -182,23 +189,23 @@ abstract class ClockTable extends PaddedCounters {
         LONG.setRelease(slots, slot, meta);
     }
 
-    final long key0(long slot) {
+    public final long key0(long slot) {
         return (long) LONG.get(slots, SlotLayout.key0Offset(slot));
     }
 
-    final long key1(long slot) {
+    public final long key1(long slot) {
         return (long) LONG.get(slots, SlotLayout.key1Offset(slot));
     }
 
-    final long charge(long slot) {
+    public final long charge(long slot) {
         return (long) LONG.get(slots, SlotLayout.chargeOffset(slot));
     }
 
-    final long valueAddress(long slot) {
+    public final long valueAddress(long slot) {
         return (long) LONG.get(slots, SlotLayout.valueAddressOffset(slot));
     }
 
-    final int valueLength(long slot) {
+    public final int valueLength(long slot) {
         return (int) INT.get(slots, SlotLayout.valueLengthOffset(slot));
     }
 
@@ -209,7 +216,7 @@ abstract class ClockTable extends PaddedCounters {
      * erasing release's check before its CAS) read it after an acquire of the meta word, which
      * makes it the stamp of that word's entry or a later one (see {@link #release}).
      */
-    final int stamp(long slot) {
+    public final int stamp(long slot) {
         return (int) INT.get(slots, SlotLayout.stampOffset(slot));
     }
 
@@ -224,7 +231,7 @@ abstract class ClockTable extends PaddedCounters {
      * {@link #found} of the slot and the entry's stamp.
      *
      * <p>The stamp moves first: a value read through a stale handle reads the value address,
-     * then the stamp (NativeCache), so it must not see this entry's address beside the old
+     * then the stamp (ShardedCache), so it must not see this entry's address beside the old
      * entry's stamp. Handles of the new entry are made only once it is published. The value
      * passes to the slot with the write of its address (see {@link SlotLayout}), after its
      * length, which close needs to free it. Inserts run inside the cache's {@link CloseGate}, so
@@ -333,7 +340,7 @@ abstract class ClockTable extends PaddedCounters {
      * @throws IllegalStateException if the handle's entry is not pinned (released already), not
      *     in the slot any more (stale), or already holds {@link ClockMeta#MAX_REFS} references
      */
-    final void ref(long slot, int stamp) {
+    public final void ref(long slot, int stamp) {
         long old = getAndAddMeta(slot, ACQUIRE_ONE);
         if (!isShareable(old)) {
             // Empty or under construction: no entry to pin; the owner overwrites our increment.
@@ -352,7 +359,7 @@ abstract class ClockTable extends PaddedCounters {
      * been taken (see {@link #giveBack}); if that was the last reference of an erased entry,
      * frees it, as its last release would have.
      */
-    final void releaseOwn(long slot, int stamp) {
+    public final void releaseOwn(long slot, int stamp) {
         long old = giveBack(slot, stamp, 1, -ACQUIRE_ONE);
         if (isInvisible(old) && refCount(old) == 1) {
             freeIfUnreferenced(slot, old, old - ACQUIRE_ONE, stamp);
@@ -380,7 +387,7 @@ abstract class ClockTable extends PaddedCounters {
      * @return whether this call freed the entry
      * @throws IllegalStateException if the entry is not pinned or not in the slot any more
      */
-    final boolean release(long slot, int stamp, boolean useful, boolean eraseIfLastRef) {
+    public final boolean release(long slot, int stamp, boolean useful, boolean eraseIfLastRef) {
         long delta = useful ? RELEASE_ONE : -ACQUIRE_ONE;
         long old = metaAcquire(slot);
         for (;;) {
@@ -434,7 +441,7 @@ abstract class ClockTable extends PaddedCounters {
      * the slot "under construction" meanwhile would have passed it by, and the newcomer would
      * survive an erase that came after its insert.
      */
-    final boolean freeIfUnreferenced(long slot, long old, long current, int stamp) {
+    public final boolean freeIfUnreferenced(long slot, long old, long current, int stamp) {
         for (;;) {
             if (refCount(current) != 0) {
                 correctNearOverflow(old, slot);
@@ -474,7 +481,7 @@ abstract class ClockTable extends PaddedCounters {
      * @throws IllegalStateException if the entry already holds the most references it may (the
      *     reference is given back first)
      */
-    final long lookupToKeep(long h0, long h1) {
+    public final long lookupToKeep(long h0, long h1) {
         long found = lookup(h0, h1);
         if (found != NOT_FOUND && refCount(metaOpaque(foundSlot(found))) > MAX_REFS) {
             releaseOwn(foundSlot(found), foundStamp(found));
@@ -487,7 +494,7 @@ abstract class ClockTable extends PaddedCounters {
      * Whether the slot still holds the entry with {@code stamp}, checked after reads of its
      * fields: they were that entry's if so (its stamp moves before anything of it is freed).
      */
-    final boolean stillHolds(long slot, int stamp) {
+    public final boolean stillHolds(long slot, int stamp) {
         VarHandle.loadLoadFence(); // the field reads before stay before this read
         return stamp(slot) == stamp;
     }
@@ -530,7 +537,7 @@ abstract class ClockTable extends PaddedCounters {
      * ours is the last reference and it frees the entry, instead of leaving it unreferenced and
      * charged until an eviction sweep finds it.
      */
-    final int referenceIfVisible(long slot) {
+    public final int referenceIfVisible(long slot) {
         if (!isVisible(metaOpaque(slot))) {
             return 0;
         }
@@ -632,11 +639,11 @@ abstract class ClockTable extends PaddedCounters {
         int length = valueLength(slot);
         INT.set(slots, SlotLayout.stampOffset(slot), EntryStamp.dead(stamp(slot)));
         // A value read through a handle reads the stamp, the address (and the bytes), then the
-        // stamp again, and throws if it moved (NativeCache#value): so the stamp's store must be
+        // stamp again, and throws if it moved (ShardedCache#value): so the stamp's store must be
         // seen before the address is cleared and before free writes into the value's memory.
         VarHandle.storeStoreFence();
         LONG.set(slots, SlotLayout.valueAddressOffset(slot), 0L);
-        NativeMemory.free(address, length); // unscoped: cannot fail half way
+        NativeAllocator.free(address, length); // unscoped: cannot fail half way
         publishMeta(slot, ClockMeta.EMPTY);
     }
 
@@ -698,7 +705,7 @@ abstract class ClockTable extends PaddedCounters {
      * @return {@link #found} of the new entry's slot and stamp ({@code >= 0}), or one of the
      *     {@code INSERT_*} codes
      */
-    final long insert(long h0, long h1, long valueAddress, int valueLength, long charge,
+    public final long insert(long h0, long h1, long valueAddress, int valueLength, long charge,
                       long countdown, boolean keepRef) {
         if (charge > usageLimit) {
             return INSERT_REFUSED;
@@ -818,32 +825,32 @@ abstract class ClockTable extends PaddedCounters {
         return CHARGED;
     }
 
-    final long capacity() {
+    public final long capacity() {
         return capacity;
     }
 
-    /** @param capacity at most {@link #usageLimit} ({@link NativeCache#perShardCapacity}) */
-    final void setCapacity(long capacity) {
+    /** @param capacity at most {@link #usageLimit} ({@link ShardedCache#perShardCapacity}) */
+    public final void setCapacity(long capacity) {
         this.capacity = capacity;
     }
 
-    final void setStrict(boolean strict) {
+    public final void setStrict(boolean strict) {
         this.strict = strict;
     }
 
-    final boolean strict() {
+    public final boolean strict() {
         return strict;
     }
 
     /** Usage charged for the table's slots in use: all of them, or 0 if not charged. */
-    final long metadataCharge() {
+    public final long metadataCharge() {
         return metadataChargePerSlot * usedSlots();
     }
 
     // ---------------------------------------------------------------- scans
 
     /** Bytes charged by referenced entries, counting each slot's metadata if charged. */
-    final long pinnedUsage() {
+    public final long pinnedUsage() {
         long sum = 0;
         long end = usedSlots() * SLOT_BYTES;
         for (long slot = 0; slot < end; slot += SLOT_BYTES) {
@@ -856,12 +863,12 @@ abstract class ClockTable extends PaddedCounters {
     }
 
     /** What {@link #scanOccupancy} found in one table; windows and runs do not wrap around. */
-    static final class OccupancyScan {
-        long occupied;
-        long minWindowOccupied;
-        long maxWindowOccupied;
-        long maxOccupiedRun;
-        long maxEmptyRun;
+    public static final class OccupancyScan {
+        public long occupied;
+        public long minWindowOccupied;
+        public long maxWindowOccupied;
+        public long maxOccupiedRun;
+        public long maxEmptyRun;
     }
 
     /**
@@ -871,7 +878,7 @@ abstract class ClockTable extends PaddedCounters {
      *
      * @param window at least 1 and at most {@link #usedSlots}
      */
-    final OccupancyScan scanOccupancy(int window) {
+    public final OccupancyScan scanOccupancy(int window) {
         OccupancyScan scan = new OccupancyScan();
         boolean[] recent = new boolean[window]; // the last window readings, as a ring
         long inWindow = 0;
@@ -914,13 +921,13 @@ abstract class ClockTable extends PaddedCounters {
      * non-zero. That includes a slot a racing release took for freeing (its CAS to "under
      * construction" done) but that the closed gate then stopped from freeing it.
      */
-    final void freeAll() {
+    public final void freeAll() {
         long end = usedSlots() * SLOT_BYTES;
         MemorySegment raw = MemorySegment.ofAddress(rawAddress).reinterpret(end);
         for (long slot = 0; slot < end; slot += SLOT_BYTES) {
             long address = raw.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot));
             if (address != 0) {
-                NativeMemory.free(address,
+                NativeAllocator.free(address,
                         raw.get(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot)));
             }
         }
@@ -930,13 +937,13 @@ abstract class ClockTable extends PaddedCounters {
     // ---------------------------------------------------------------- the index (per table type)
 
     /** Slots that may hold entries: those scans and close must visit (a prefix of the table). */
-    abstract long usedSlots();
+    public abstract long usedSlots();
 
     /** Gives the table's memory back; called once, by {@link #freeAll}. */
     abstract void releaseTableMemory();
 
     /** Most entries the table accepts at its current size. */
-    abstract long occupancyLimit();
+    public abstract long occupancyLimit();
 
     /** Returns whether the table can hold {@code newOccupancy} entries (growing if it can). */
     abstract boolean growIfNeeded(long newOccupancy);
@@ -952,7 +959,7 @@ abstract class ClockTable extends PaddedCounters {
     abstract long lookup(long h0, long h1);
 
     /** Erases a key; returns whether a visible entry was found. */
-    abstract boolean erase(long h0, long h1);
+    public abstract boolean erase(long h0, long h1);
 
     /** Evicts unreferenced entries until {@code requested} charge is freed or effort runs out. */
     abstract void evict(long requested, EvictionData data);

@@ -1,4 +1,4 @@
-package dev.clockwork.offheap;
+package dev.clockwork.offheap.memory;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -39,7 +39,7 @@ abstract class ClockPointerField extends CountersPad2 {
  * (RocksDB uses relaxed atomics for them); Java has no relaxed read-modify-write, so the cheapest
  * available modes are used and the counters carry no ordering duties.
  */
-abstract class PaddedCounters extends ClockPointerField {
+public abstract class PaddedCounters extends ClockPointerField {
     long p30, p31, p32, p33, p34, p35, p36, p37;
 
     static final VarHandle USAGE;
@@ -60,27 +60,27 @@ abstract class PaddedCounters extends ClockPointerField {
         }
     }
 
-    final long addUsage(long delta) {
+    public final long addUsage(long delta) {
         return (long) USAGE.getAndAddRelease((UsageField) this, delta);
     }
 
-    final long usage() {
+    public final long usage() {
         return (long) USAGE.getOpaque((UsageField) this);
     }
 
-    final boolean casUsage(long expected, long update) {
+    public final boolean casUsage(long expected, long update) {
         return USAGE.weakCompareAndSetPlain((UsageField) this, expected, update);
     }
 
-    final long addOccupancy(long delta) {
+    public final long addOccupancy(long delta) {
         return (long) OCCUPANCY.getAndAdd((OccupancyField) this, delta);
     }
 
-    final long occupancy() {
+    public final long occupancy() {
         return (long) OCCUPANCY.getOpaque((OccupancyField) this);
     }
 
-    final long advanceClock(long step) {
+    public final long advanceClock(long step) {
         return (long) CLOCK_POINTER.getAndAddRelease((ClockPointerField) this, step);
     }
 }

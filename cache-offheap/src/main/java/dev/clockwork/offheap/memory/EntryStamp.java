@@ -1,4 +1,4 @@
-package dev.clockwork.offheap;
+package dev.clockwork.offheap.memory;
 
 import dev.clockwork.cache.hash.KeyHash;
 
@@ -38,15 +38,15 @@ import dev.clockwork.cache.hash.KeyHash;
  * </ul>
  * The check is odd, so no handle is {@link dev.clockwork.cache.Cache#MISS} (0).
  */
-final class EntryStamp {
+public final class EntryStamp {
     /** Bits of the location field: a slot or record and its shard. */
-    static final int LOCATION_BITS = 40;
+    public static final int LOCATION_BITS = 40;
     static final long LOCATION_MASK = (1L << LOCATION_BITS) - 1;
     /** Bits of a stamp a handle carries. */
-    static final int CHECK_BITS = 22;
+    public static final int CHECK_BITS = 22;
     private static final int CHECK_MASK = (1 << CHECK_BITS) - 1;
     /** The kind bit (see the class comment). */
-    static final long KIND = 1L << 62;
+    public static final long KIND = 1L << 62;
     /** Every bit a handle of either kind may have set. */
     private static final long HANDLE_BITS = KIND | ((long) CHECK_MASK << LOCATION_BITS)
             | LOCATION_MASK;
@@ -57,7 +57,7 @@ final class EntryStamp {
     // ---------------------------------------------------------------- stamps
 
     /** Whether a slot with this stamp holds an entry. */
-    static boolean isLive(int stamp) {
+    public static boolean isLive(int stamp) {
         return (stamp & 1) != 0;
     }
 
@@ -67,13 +67,13 @@ final class EntryStamp {
      *
      * @param identity a number no other slot of the same cache has (shard and index, say)
      */
-    static int live(int emptyStamp, long salt, long identity) {
+    public static int live(int emptyStamp, long salt, long identity) {
         assert !isLive(emptyStamp) : "a slot takes an entry only while empty";
         return emptyStamp == 0 ? seed(salt, identity) : (scramble(emptyStamp >>> 1) << 1) | 1;
     }
 
     /** The stamp of a slot whose entry is freed: its live stamp with the low bit cleared. */
-    static int dead(int liveStamp) {
+    public static int dead(int liveStamp) {
         assert isLive(liveStamp) : "only a slot holding an entry frees it";
         return liveStamp & ~1;
     }
@@ -105,26 +105,26 @@ final class EntryStamp {
     // ---------------------------------------------------------------- handles
 
     /** The handle naming the entry a slot with {@code stamp} (odd) holds. */
-    static long handle(long kind, long location, int stamp) {
+    public static long handle(long kind, long location, int stamp) {
         assert isLive(stamp) && (location & ~LOCATION_MASK) == 0 && (kind & ~KIND) == 0;
         return kind | ((long) (stamp & CHECK_MASK) << LOCATION_BITS) | location;
     }
 
     /** Whether a number has a handle's shape: no bit outside the fields. */
-    static boolean isWellFormed(long handle) {
+    public static boolean isWellFormed(long handle) {
         return (handle & ~HANDLE_BITS) == 0;
     }
 
-    static boolean isKind(long handle) {
+    public static boolean isKind(long handle) {
         return (handle & KIND) != 0;
     }
 
-    static long location(long handle) {
+    public static long location(long handle) {
         return handle & LOCATION_MASK;
     }
 
     /** Whether a handle names the entry of a slot whose stamp is {@code stamp}. */
-    static boolean names(long handle, int stamp) {
+    public static boolean names(long handle, int stamp) {
         return isLive(stamp) && ((int) (handle >>> LOCATION_BITS) & CHECK_MASK)
                 == (stamp & CHECK_MASK);
     }

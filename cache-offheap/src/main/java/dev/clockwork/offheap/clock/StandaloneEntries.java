@@ -1,7 +1,13 @@
-package dev.clockwork.offheap;
+package dev.clockwork.offheap.clock;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import dev.clockwork.offheap.ShardedCache;
+import dev.clockwork.offheap.memory.CacheMemory;
+import dev.clockwork.offheap.memory.CloseGate;
+import dev.clockwork.offheap.memory.EntryStamp;
+import dev.clockwork.offheap.memory.NativeAllocator;
+import dev.clockwork.offheap.memory.RecordSlab;
 
 /**
  * A HyperClock cache's entries outside its tables: what a pinned insert gets when its key is
@@ -12,7 +18,7 @@ import java.lang.foreign.ValueLayout;
  * ({@link ClockHandle#standalone}), so a handle is checked without trusting it: its index is
  * bounds-checked against the slab, whose memory stays mapped until close, and its check against
  * the record's stamp. Reading a value through a standalone handle is the table's code path
- * ({@link NativeCache#value}).
+ * ({@link ShardedCache#value}).
  *
  * <p>One lock guards every reference change. Standalone entries are rare (a duplicate pinned
  * insert, a full table), and the lock makes misuse exact: of two releases racing for one
@@ -26,7 +32,7 @@ import java.lang.foreign.ValueLayout;
  *  24  value address   32  charge   40  value length   44  stamp   48  shard (int)
  * </pre>
  */
-final class StandaloneEntries {
+public final class StandaloneEntries {
     /** Everything, unscoped: records are read and written under the lock, or at close. */
     private static final MemorySegment RAW = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
@@ -37,7 +43,7 @@ final class StandaloneEntries {
     private static final long IDENTITY_BASE = 1L << 62;
 
     private final CacheMemory memory;
-    private final ClockTable[] tables;
+    private final ClockShard[] tables;
     /**
      * Made by the first standalone entry (most caches never have one, and a slab starts with a
      * 64 KiB chunk). Volatile for the unlocked {@link #recordAddress}: a handle naming a record
@@ -45,7 +51,7 @@ final class StandaloneEntries {
      */
     private volatile RecordSlab slab;
 
-    StandaloneEntries(CacheMemory memory, ClockTable[] tables) {
+    public StandaloneEntries(CacheMemory memory, ClockShard[] tables) {
         this.memory = memory;
         this.tables = tables;
     }
@@ -54,7 +60,7 @@ final class StandaloneEntries {
      * Stores an entry with one reference and returns its handle. Its charge is already part of
      * the shard's usage (the table insert charged it); here it is counted as standalone too.
      */
-    synchronized long add(long h0, long h1, long valueAddress, int length, long charge,
+    public synchronized long add(long h0, long h1, long valueAddress, int length, long charge,
                           int shard) {
         RecordSlab slab = this.slab;
         if (slab == null) {
@@ -77,10 +83,10 @@ final class StandaloneEntries {
 
     /**
      * The record a standalone handle's index names, for reading its value without the lock; the
-     * caller checks the stamp ({@link NativeCache}). Bounds-checked, so any handle reads only
+     * caller checks the stamp ({@link ShardedCache}). Bounds-checked, so any handle reads only
      * slab memory.
      */
-    long recordAddress(long handle) {
+    public long recordAddress(long handle) {
         long index = ClockHandle.standaloneIndex(handle);
         RecordSlab slab = this.slab;
         long record = slab == null || index > Integer.MAX_VALUE || !EntryStamp.isWellFormed(handle)
@@ -92,11 +98,11 @@ final class StandaloneEntries {
     }
 
     /** Adds a reference to a pinned standalone entry. */
-    synchronized void ref(long handle) {
+    public synchronized void ref(long handle) {
         long record = pinnedRecord(handle);
         int refs = RAW.get(INT, record + REFS_OFFSET);
         if (refs >= ClockMeta.MAX_REFS) {
-            throw ClockTable.tooManyRefs();
+            throw ClockShard.tooManyRefs();
         }
         RAW.set(INT, record + REFS_OFFSET, refs + 1);
     }
@@ -108,7 +114,7 @@ final class StandaloneEntries {
      *
      * @return whether the entry was freed
      */
-    boolean release(long handle) {
+    public boolean release(long handle) {
         long valueAddress;
         int length;
         long charge;
@@ -126,7 +132,7 @@ final class StandaloneEntries {
             shard = RAW.get(INT, record + SHARD_OFFSET);
             slab.free(slab.indexOf(record)); // the stamp moves on: ours alone to free from here
         }
-        NativeMemory.free(valueAddress, length);
+        NativeAllocator.free(valueAddress, length);
         tables[shard].standaloneUsage.addAndGet(-charge);
         tables[shard].addUsage(-charge);
         return true;
@@ -154,18 +160,18 @@ final class StandaloneEntries {
      * Native bytes of the records (not the values): none until the first standalone entry, then
      * the slab's chunks, kept until close.
      */
-    synchronized long recordBytes() {
+    public synchronized long recordBytes() {
         return slab == null ? 0 : slab.nativeBytes();
     }
 
     /** Frees every live entry's value and the records; for close, when no call is inside. */
-    synchronized void freeAll() {
+    public synchronized void freeAll() {
         if (slab == null) {
             return;
         }
         slab.forEachCarved(record -> {
             if (EntryStamp.isLive(RAW.get(INT, record + SlotLayout.STAMP_OFFSET))) {
-                NativeMemory.free(RAW.get(LONG, record + SlotLayout.VALUE_ADDRESS_OFFSET),
+                NativeAllocator.free(RAW.get(LONG, record + SlotLayout.VALUE_ADDRESS_OFFSET),
                         RAW.get(INT, record + SlotLayout.VALUE_LENGTH_OFFSET));
             }
         });

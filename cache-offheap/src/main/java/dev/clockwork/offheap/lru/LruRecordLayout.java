@@ -1,4 +1,8 @@
-package dev.clockwork.offheap;
+package dev.clockwork.offheap.lru;
+import dev.clockwork.offheap.ShardedCache;
+import dev.clockwork.offheap.clock.SlotLayout;
+import dev.clockwork.offheap.memory.EntryStamp;
+import dev.clockwork.offheap.memory.RecordSlab;
 
 /**
  * Layout of one LRU cache entry: a 64-byte {@link RecordSlab} record (RocksDB's {@code LRUHandle}
@@ -42,7 +46,7 @@ package dev.clockwork.offheap;
  * <p>Every field is written under the shard's lock, so plain accesses do. Reading a pinned entry's
  * value, length and charge through its handle takes no lock: the reference held keeps them from
  * changing. That path also reads the stamp without the lock, before and after its read, to refuse
- * a stale handle (NativeCache#value); a racing (buggy) caller only ever reads slab memory.
+ * a stale handle (ShardedCache#value); a racing (buggy) caller only ever reads slab memory.
  *
  * <p>The list links are addresses, not indexes, because they are followed on every hit; the hash
  * link is an index so that buckets take 4 bytes. The stamp sits right after the value length
@@ -50,8 +54,8 @@ package dev.clockwork.offheap;
  * (an access through a scoped segment is a bounds and liveness check in compiled code, and with
  * one more the value path outgrows what C2 inlines, and its view escapes: 40 B per read).
  */
-final class LruEntryLayout {
-    static final long ENTRY_BYTES = 64;
+public final class LruRecordLayout {
+    public static final long ENTRY_BYTES = 64;
 
     static final long HASH_NEXT_OFFSET = RecordSlab.FREE_NEXT_OFFSET;
     static final long REFS_AND_FLAGS_OFFSET = 4;
@@ -60,7 +64,7 @@ final class LruEntryLayout {
     static final long VALUE_ADDRESS_OFFSET = SlotLayout.VALUE_ADDRESS_OFFSET;
     static final long CHARGE_OFFSET = SlotLayout.CHARGE_OFFSET;
     static final long VALUE_LENGTH_OFFSET = SlotLayout.VALUE_LENGTH_OFFSET;
-    /** Beside the value length: one 8-byte read gives a handle check both (see NativeCache). */
+    /** Beside the value length: one 8-byte read gives a handle check both (see ShardedCache). */
     static final long STAMP_OFFSET = RecordSlab.STAMP_OFFSET;
     static final long LRU_PREV_OFFSET = 48;
     static final long LRU_NEXT_OFFSET = 56;
@@ -82,6 +86,6 @@ final class LruEntryLayout {
     /** Most references one entry can hold at once (24 bits). */
     static final int MAX_REFS = (1 << (32 - FLAG_BITS)) - 1;
 
-    private LruEntryLayout() {
+    private LruRecordLayout() {
     }
 }

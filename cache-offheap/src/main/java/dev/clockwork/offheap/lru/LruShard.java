@@ -1,28 +1,34 @@
-package dev.clockwork.offheap;
+package dev.clockwork.offheap.lru;
 
-import static dev.clockwork.offheap.LruEntryLayout.CHARGE_OFFSET;
-import static dev.clockwork.offheap.LruEntryLayout.STAMP_OFFSET;
-import static dev.clockwork.offheap.LruEntryLayout.HAS_HIT;
-import static dev.clockwork.offheap.LruEntryLayout.HASH_NEXT_OFFSET;
-import static dev.clockwork.offheap.LruEntryLayout.IN_CACHE;
-import static dev.clockwork.offheap.LruEntryLayout.IN_HIGH_POOL;
-import static dev.clockwork.offheap.LruEntryLayout.IN_LOW_POOL;
-import static dev.clockwork.offheap.LruEntryLayout.KEY0_OFFSET;
-import static dev.clockwork.offheap.LruEntryLayout.KEY1_OFFSET;
-import static dev.clockwork.offheap.LruEntryLayout.LRU_NEXT_OFFSET;
-import static dev.clockwork.offheap.LruEntryLayout.LRU_PREV_OFFSET;
-import static dev.clockwork.offheap.LruEntryLayout.MAX_REFS;
-import static dev.clockwork.offheap.LruEntryLayout.ONE_REF;
-import static dev.clockwork.offheap.LruEntryLayout.PRIORITY_MASK;
-import static dev.clockwork.offheap.LruEntryLayout.PRIORITY_SHIFT;
-import static dev.clockwork.offheap.LruEntryLayout.REFS_AND_FLAGS_OFFSET;
-import static dev.clockwork.offheap.LruEntryLayout.VALUE_ADDRESS_OFFSET;
-import static dev.clockwork.offheap.LruEntryLayout.VALUE_LENGTH_OFFSET;
+import static dev.clockwork.offheap.lru.LruRecordLayout.CHARGE_OFFSET;
+import static dev.clockwork.offheap.lru.LruRecordLayout.STAMP_OFFSET;
+import static dev.clockwork.offheap.lru.LruRecordLayout.HAS_HIT;
+import static dev.clockwork.offheap.lru.LruRecordLayout.HASH_NEXT_OFFSET;
+import static dev.clockwork.offheap.lru.LruRecordLayout.IN_CACHE;
+import static dev.clockwork.offheap.lru.LruRecordLayout.IN_HIGH_POOL;
+import static dev.clockwork.offheap.lru.LruRecordLayout.IN_LOW_POOL;
+import static dev.clockwork.offheap.lru.LruRecordLayout.KEY0_OFFSET;
+import static dev.clockwork.offheap.lru.LruRecordLayout.KEY1_OFFSET;
+import static dev.clockwork.offheap.lru.LruRecordLayout.LRU_NEXT_OFFSET;
+import static dev.clockwork.offheap.lru.LruRecordLayout.LRU_PREV_OFFSET;
+import static dev.clockwork.offheap.lru.LruRecordLayout.MAX_REFS;
+import static dev.clockwork.offheap.lru.LruRecordLayout.ONE_REF;
+import static dev.clockwork.offheap.lru.LruRecordLayout.PRIORITY_MASK;
+import static dev.clockwork.offheap.lru.LruRecordLayout.PRIORITY_SHIFT;
+import static dev.clockwork.offheap.lru.LruRecordLayout.REFS_AND_FLAGS_OFFSET;
+import static dev.clockwork.offheap.lru.LruRecordLayout.VALUE_ADDRESS_OFFSET;
+import static dev.clockwork.offheap.lru.LruRecordLayout.VALUE_LENGTH_OFFSET;
 
 import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cache.Priority;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import dev.clockwork.offheap.CacheOptions;
+import dev.clockwork.offheap.ShardedCache;
+import dev.clockwork.offheap.memory.EntryStamp;
+import dev.clockwork.offheap.memory.NativeAllocator;
+import dev.clockwork.offheap.memory.RecordSlab;
+import dev.clockwork.offheap.memory.StatsCounters;
 
 /**
  * One shard of the LRU cache: a hash index and one LRU list of unreferenced entries, split into
@@ -41,7 +47,7 @@ import java.lang.foreign.ValueLayout;
  * <p>A monitor rather than a {@code ReentrantLock}: every critical section is a few dozen
  * nanoseconds, and a contended monitor spins before it parks and allocates nothing.
  */
-final class LruShard {
+public final class LruShard {
     /**
      * Off only to measure what the pools cost: with the pools bypassed, every entry goes to the
      * newest end and no cursor or pool usage is kept. A constant, so the JIT removes the dead side.
@@ -126,14 +132,14 @@ final class LruShard {
      * @param usageLimit the shard's share of {@link CacheOptions#MAX_USAGE}
      * @param maxRecordChunks the most chunks its records may take ({@link RecordSlab#maxChunks})
      */
-    LruShard(MemorySegment mem, int shardNumber, int shardBits, long stampSalt, StatsCounters stats,
+    public LruShard(MemorySegment mem, int shardNumber, int shardBits, long stampSalt, StatsCounters stats,
              long capacity, long usageLimit, int maxRecordChunks, boolean strict,
              double highRatio, double lowRatio, boolean chargeMetadata) {
         this.shardNumber = shardNumber;
         this.usageLimit = usageLimit;
         this.shardBits = shardBits;
         this.stats = stats;
-        this.metaCharge = chargeMetadata ? LruEntryLayout.ENTRY_BYTES : 0;
+        this.metaCharge = chargeMetadata ? LruRecordLayout.ENTRY_BYTES : 0;
         this.highRatio = highRatio;
         this.lowRatio = lowRatio;
         this.hasHighPool = POOLS && highRatio > 0;
@@ -142,7 +148,7 @@ final class LruShard {
         this.strict = strict;
         this.slab = new RecordSlab(mem, RAW, stampSalt,
                 (long) shardNumber << EntryStamp.LOCATION_BITS, maxRecordChunks);
-        this.head = NativeMemory.allocate(LruEntryLayout.ENTRY_BYTES);
+        this.head = NativeAllocator.allocate(LruRecordLayout.ENTRY_BYTES);
         setPrev(head, head);
         setNext(head, head);
         this.lowNewest = head;
@@ -154,7 +160,7 @@ final class LruShard {
 
     private static long allocateBuckets(int bits) {
         long bytes = 4L << bits;
-        long address = NativeMemory.allocate(bytes);
+        long address = NativeAllocator.allocate(bytes);
         MemorySegment.ofAddress(address).reinterpret(bytes).fill((byte) 0);
         return address;
     }
@@ -194,7 +200,7 @@ final class LruShard {
     }
 
     private static int refs(int refsAndFlags) {
-        return refsAndFlags >>> LruEntryLayout.FLAG_BITS;
+        return refsAndFlags >>> LruRecordLayout.FLAG_BITS;
     }
 
     /** The charge the caller gave. */
@@ -211,7 +217,7 @@ final class LruShard {
         return RAW.get(INT, e + HASH_NEXT_OFFSET);
     }
 
-    long key0(long e) {
+    public long key0(long e) {
         return RAW.get(LONG, e + KEY0_OFFSET);
     }
 
@@ -359,7 +365,7 @@ final class LruShard {
                 i = following;
             }
         }
-        NativeMemory.free(old, 4L << oldBits);
+        NativeAllocator.free(old, 4L << oldBits);
     }
 
     /** Takes an entry out of the index (it must be there). */
@@ -395,13 +401,13 @@ final class LruShard {
     /**
      * The record of a handle, for reading its value without the lock, or an exception if the
      * index lies outside the slab; the caller then checks the stamp with {@link #checkStamp}, and
-     * again after its read (NativeCache). A correct caller holds a reference, so the record
+     * again after its read (ShardedCache). A correct caller holds a reference, so the record
      * cannot change. A handle whose record holds no entry, or another entry than the handle's,
      * is refused (see {@link EntryStamp}). One released too early, while its entry is still
      * cached, is not: its value is still the key's until the entry is freed; release and ref,
      * under the lock, refuse it. Only slab memory is read, never freed before close.
      */
-    long recordAddress(long handle) {
+    public long recordAddress(long handle) {
         long e = slab.addressOf(LruHandle.index(handle, shardBits));
         if (e < 0) {
             throw noEntry(handle);
@@ -410,7 +416,7 @@ final class LruShard {
     }
 
     /** Refuses a handle that does not name the entry its record holds now. */
-    static void checkStamp(long handle, int stamp) {
+    public static void checkStamp(long handle, int stamp) {
         if (!EntryStamp.names(handle, stamp)) {
             throw noEntry(handle);
         }
@@ -449,7 +455,7 @@ final class LruShard {
     // ---------------------------------------------------------------- operations
 
     /** Finds the key and takes a reference; returns its handle, or 0. */
-    synchronized long lookup(long h0, long h1) {
+    public synchronized long lookup(long h0, long h1) {
         checkNotClosed();
         int index = RAW.get(INT, findLink(h0, h1));
         if (index == 0) {
@@ -468,7 +474,7 @@ final class LruShard {
     }
 
     /** Adds a reference to a pinned entry. */
-    synchronized void ref(long handle) {
+    public synchronized void ref(long handle) {
         checkNotClosed();
         long e = pinnedEntry(handle);
         int v = refsAndFlags(e);
@@ -484,7 +490,7 @@ final class LruShard {
      *
      * @return whether the entry was freed
      */
-    synchronized boolean release(long handle, boolean eraseIfLastRef) {
+    public synchronized boolean release(long handle, boolean eraseIfLastRef) {
         checkNotClosed();
         long e = pinnedEntry(handle);
         int v = refsAndFlags(e) - ONE_REF;
@@ -513,7 +519,7 @@ final class LruShard {
         long valueAddress = RAW.get(LONG, e + VALUE_ADDRESS_OFFSET);
         int valueLength = RAW.get(INT, e + VALUE_LENGTH_OFFSET);
         slab.free(slab.indexOf(e));
-        NativeMemory.free(valueAddress, valueLength);
+        NativeAllocator.free(valueAddress, valueLength);
     }
 
     /** Evicts the oldest unreferenced entries until {@code charge} more fits, or none is left. */
@@ -556,9 +562,9 @@ final class LruShard {
      * {@link #insert}'s result when a strict limit refused an entry the caller wanted pinned, or
      * a size limit (usage, records) refused an entry, pinned or not.
      */
-    static final long REFUSED = -1;
+    public static final long REFUSED = -1;
     /** {@link #insert}'s result for an entry dropped "as if inserted and evicted at once". */
-    static final long DROPPED = 0;
+    public static final long DROPPED = 0;
 
     /**
      * Inserts an entry whose value is already copied to {@code valueAddress}, replacing any entry
@@ -571,9 +577,9 @@ final class LruShard {
      * and when every record the shard may have is pinned (at {@link RecordSlab#maxChunks}; an
      * unreferenced entry is evicted to free a record otherwise).
      */
-    synchronized long insert(long h0, long h1, long valueAddress, int valueLength, long charge,
+    public synchronized long insert(long h0, long h1, long valueAddress, int valueLength, long charge,
                              Priority priority, boolean keepRef) {
-        checkNotClosed(); // the value stays the caller's (NativeCache.insertCopied's contract)
+        checkNotClosed(); // the value stays the caller's (ShardedCache.insertCopied's contract)
         if (charge > usageLimit - metaCharge) {
             return REFUSED; // can never fit; also keeps the sums below from overflowing
         }
@@ -607,7 +613,7 @@ final class LruShard {
     }
 
     /** Removes the key; returns whether it was present. */
-    synchronized boolean erase(long h0, long h1) {
+    public synchronized boolean erase(long h0, long h1) {
         checkNotClosed();
         int index = RAW.get(INT, findLink(h0, h1));
         if (index == 0) {
@@ -630,7 +636,7 @@ final class LruShard {
      * Frees every entry (erased ones still referenced too) and the shard's own memory; for close,
      * when no thread can be inside. {@code RAW} reads native memory without the closed arena.
      */
-    synchronized void freeAll() {
+    public synchronized void freeAll() {
         if ((refused & CLOSED) != 0) {
             return;
         }
@@ -647,13 +653,13 @@ final class LruShard {
         freed = true;
         slab.forEachCarved(record -> {
             if (RecordSlab.isLive(RAW.get(INT, record + STAMP_OFFSET))) {
-                NativeMemory.free(RAW.get(LONG, record + VALUE_ADDRESS_OFFSET),
+                NativeAllocator.free(RAW.get(LONG, record + VALUE_ADDRESS_OFFSET),
                         RAW.get(INT, record + VALUE_LENGTH_OFFSET));
             }
         });
         slab.freeAll();
-        NativeMemory.free(buckets, 4L << bucketBits);
-        NativeMemory.free(head, LruEntryLayout.ENTRY_BYTES);
+        NativeAllocator.free(buckets, 4L << bucketBits);
+        NativeAllocator.free(head, LruRecordLayout.ENTRY_BYTES);
     }
 
     // ---------------------------------------------------------------- visiting entries
@@ -677,7 +683,7 @@ final class LruShard {
      * @return the index to continue from, or -1 when the shard is done
      * @throws IllegalStateException if the cache is closed, before or during the batch
      */
-    synchronized int visitEntries(NativeCache cache, EntryVisitor visitor, boolean readsValues,
+    public synchronized int visitEntries(ShardedCache cache, EntryVisitor visitor, boolean readsValues,
                                   int from, int maxRecords) {
         checkNotClosed();
         int end = slab.freshIndex();
@@ -714,8 +720,8 @@ final class LruShard {
 
     // ---------------------------------------------------------------- capacity and usage
 
-    /** @param capacity at most {@link #usageLimit} ({@link NativeCache#perShardCapacity}) */
-    synchronized void setCapacity(long capacity) {
+    /** @param capacity at most {@link #usageLimit} ({@link ShardedCache#perShardCapacity}) */
+    public synchronized void setCapacity(long capacity) {
         checkNotClosed();
         this.capacity = capacity;
         this.highPoolCapacity = (long) (capacity * highRatio);
@@ -726,46 +732,46 @@ final class LruShard {
         evictFor(0);
     }
 
-    synchronized void setStrict(boolean strict) {
+    public synchronized void setStrict(boolean strict) {
         this.strict = strict;
     }
 
-    synchronized boolean strict() {
+    public synchronized boolean strict() {
         return strict;
     }
 
-    synchronized long usage() {
+    public synchronized long usage() {
         return usage;
     }
 
-    synchronized long pinnedUsage() {
+    public synchronized long pinnedUsage() {
         return usage - listUsage;
     }
 
-    synchronized long highPoolUsage() {
+    public synchronized long highPoolUsage() {
         return highPoolUsage;
     }
 
-    synchronized long lowPoolUsage() {
+    public synchronized long lowPoolUsage() {
         return lowPoolUsage;
     }
 
     /** Unreferenced entries' total charge in the bottom pool. */
-    synchronized long bottomPoolUsage() {
+    public synchronized long bottomPoolUsage() {
         return listUsage - highPoolUsage - lowPoolUsage;
     }
 
-    synchronized long entryCount() {
+    public synchronized long entryCount() {
         return entryCount;
     }
 
     /** Native bytes of the index and the records (carved slab chunks). */
-    synchronized long metadataBytes() {
+    public synchronized long metadataBytes() {
         return (4L << bucketBits) + slab.carvedRecords() * RecordSlab.RECORD_BYTES;
     }
 
     /** The list from oldest to newest, for tests: entry addresses. */
-    synchronized long[] listOrder() {
+    public synchronized long[] listOrder() {
         checkNotClosed();
         int n = 0;
         for (long e = next(head); e != head; e = next(e)) {

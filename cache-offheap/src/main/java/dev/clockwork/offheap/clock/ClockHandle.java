@@ -1,4 +1,5 @@
-package dev.clockwork.offheap;
+package dev.clockwork.offheap.clock;
+import dev.clockwork.offheap.memory.EntryStamp;
 
 /**
  * A HyperClock cache handle: an {@link EntryStamp} handle whose location names a table slot and
@@ -16,11 +17,11 @@ package dev.clockwork.offheap;
  * standalone records are checked the same way: by the check against the stamp of the slot the
  * location names (see {@link EntryStamp} for what that accepts).
  */
-final class ClockHandle {
+public final class ClockHandle {
     private ClockHandle() {
     }
 
-    static long table(int shard, int shardBits, long slotIndex, int stamp) {
+    public static long table(int shard, int shardBits, long slotIndex, int stamp) {
         return EntryStamp.handle(0, (slotIndex << shardBits) | shard, stamp);
     }
 
@@ -28,15 +29,15 @@ final class ClockHandle {
         return EntryStamp.handle(EntryStamp.KIND, recordIndex, stamp);
     }
 
-    static boolean isStandalone(long handle) {
+    public static boolean isStandalone(long handle) {
         return EntryStamp.isKind(handle);
     }
 
-    static int shard(long handle, int shardBits) {
+    public static int shard(long handle, int shardBits) {
         return (int) (EntryStamp.location(handle) & ((1L << shardBits) - 1));
     }
 
-    static long slotIndex(long handle, int shardBits) {
+    public static long slotIndex(long handle, int shardBits) {
         return EntryStamp.location(handle) >>> shardBits;
     }
 

@@ -1,4 +1,4 @@
-package dev.clockwork.offheap;
+package dev.clockwork.offheap.clock;
 
 /**
  * The Auto table's chain words (a slot's head and next, see {@link SlotLayout}): a slot index
@@ -26,10 +26,10 @@ package dev.clockwork.offheap;
  *
  * The all-zero word marks a head that is not yet part of the table.
  */
-final class ChainPointer {
+public final class ChainPointer {
     static final long SHIFT_MASK = 0x3F;
     static final long END = 1L << 6;
-    static final long LOCKED = 1L << 7;
+    public static final long LOCKED = 1L << 7;
     static final int INDEX_SHIFT = 8;
     static final long UNUSED = 0;
 

@@ -1,4 +1,5 @@
-package dev.clockwork.offheap;
+package dev.clockwork.offheap.clock;
+import dev.clockwork.offheap.memory.EntryStamp;
 
 /**
  * The 64-bit meta word of a clock-cache slot, and the protocol states it encodes. Updated only with
@@ -17,7 +18,7 @@ package dev.clockwork.offheap;
  * from a word read earlier, and the tag makes that word its entry's own: a CAS whose entry was
  * freed meanwhile, and the slot given to another entry whose counters and state happen to be the
  * same (small counters make that common), fails unless the tags agree too, once in 512. Only a
- * caller's misuse lets an entry be freed under such a CAS (see ClockTable#giveBack).
+ * caller's misuse lets an entry be freed under such a CAS (see ClockShard#giveBack).
  *
  * <h2>States</h2>
  * <ul>
@@ -44,13 +45,13 @@ package dev.clockwork.offheap;
  * counter, at most release + {@code MAX_REFS} + one stray increment per racing thread, never
  * wraps past the release counter, and {@link #refCount} is exact.
  */
-final class ClockMeta {
-    static final int COUNTER_BITS = 26;
+public final class ClockMeta {
+    public static final int COUNTER_BITS = 26;
     static final long COUNTER_MASK = (1L << COUNTER_BITS) - 1;
     static final int ACQUIRE_SHIFT = 0;
     static final int RELEASE_SHIFT = COUNTER_BITS;
     static final long ACQUIRE_ONE = 1L << ACQUIRE_SHIFT;
-    static final long RELEASE_ONE = 1L << RELEASE_SHIFT;
+    public static final long RELEASE_ONE = 1L << RELEASE_SHIFT;
 
     static final int TAG_SHIFT = 2 * COUNTER_BITS;
     static final long TAG_MASK = ((1L << 9) - 1) << TAG_SHIFT;
@@ -79,7 +80,7 @@ final class ClockMeta {
     static final long COUNTER_TOP_BITS =
             (1L << (ACQUIRE_SHIFT + COUNTER_BITS - 1)) | (1L << (RELEASE_SHIFT + COUNTER_BITS - 1));
     /** Release-counter value past which near-overflow correction clears the counters' top bits. */
-    static final long OVERFLOW_THRESHOLD = (1L << (COUNTER_BITS - 1)) + MAX_COUNTDOWN;
+    public static final long OVERFLOW_THRESHOLD = (1L << (COUNTER_BITS - 1)) + MAX_COUNTDOWN;
 
     private ClockMeta() {
     }
@@ -88,15 +89,15 @@ final class ClockMeta {
         return (meta >>> ACQUIRE_SHIFT) & COUNTER_MASK;
     }
 
-    static long releaseCount(long meta) {
+    public static long releaseCount(long meta) {
         return (meta >>> RELEASE_SHIFT) & COUNTER_MASK;
     }
 
-    static long refCount(long meta) {
+    public static long refCount(long meta) {
         return (acquireCount(meta) - releaseCount(meta)) & COUNTER_MASK;
     }
 
-    static boolean isEmpty(long meta) {
+    public static boolean isEmpty(long meta) {
         return (meta & OCCUPIED) == 0;
     }
 
@@ -104,7 +105,7 @@ final class ClockMeta {
         return (meta & SHAREABLE) != 0;
     }
 
-    static boolean isVisible(long meta) {
+    public static boolean isVisible(long meta) {
         return (meta & VISIBLE) != 0;
     }
 
@@ -119,7 +120,7 @@ final class ClockMeta {
     }
 
     /** The same word with both counters set to {@code count} (a clock update): state, tag kept. */
-    static long withCounters(long meta, long count) {
+    public static long withCounters(long meta, long count) {
         return (meta & (STATE_MASK | TAG_MASK)) | (count << RELEASE_SHIFT)
                 | (count << ACQUIRE_SHIFT);
     }
@@ -130,7 +131,7 @@ final class ClockMeta {
     }
 
     /** Initial countdown of a new entry: how many sweeps it survives without a hit. */
-    static long initialCountdown(dev.clockwork.cache.Priority priority) {
+    public static long initialCountdown(dev.clockwork.cache.Priority priority) {
         return switch (priority) {
             case HIGH -> 3;
             case LOW -> 2;

@@ -1,4 +1,6 @@
-package dev.clockwork.offheap;
+package dev.clockwork.offheap.clock;
+import dev.clockwork.offheap.ShardedCache;
+import dev.clockwork.offheap.memory.EntryStamp;
 
 /**
  * Layout of one cache entry's slot: 64 bytes, one cache line, 64-byte aligned.
@@ -45,27 +47,27 @@ package dev.clockwork.offheap;
  * from a later one in the same slot, another slot's, or none ({@link EntryStamp}). The value path
  * reads it for free: it shares an 8-byte word with the value length, and reading that word again
  * after the value address tells whether the entry was freed in between (see
- * {@link NativeCache#value}).
+ * {@link ShardedCache#value}).
  *
  * <p>The value address is non-zero exactly while the slot owns a value, whatever the meta word
  * says: it is the first field an insert writes and is zeroed before the value is freed, after the
  * stamp has moved on. That is what lets {@code close()} free every value a racing call left half
- * inserted or half evicted (see {@link ClockTable#freeAll}).
+ * inserted or half evicted (see {@link ClockShard#freeAll}).
  *
  * <p>Every field but the meta word and displacements is written only by the thread that owns the
  * slot in the "under construction" state, and published by the release store of the meta word;
  * readers read them only after a successful acquire on the meta word, so plain accesses suffice.
  */
-final class SlotLayout {
-    static final long SLOT_BYTES = 64;
-    static final int SLOT_SHIFT = 6;
+public final class SlotLayout {
+    public static final long SLOT_BYTES = 64;
+    public static final int SLOT_SHIFT = 6;
 
     static final long META_OFFSET = 0;
-    static final long KEY0_OFFSET = 8;
-    static final long KEY1_OFFSET = 16;
-    static final long VALUE_ADDRESS_OFFSET = 24;
-    static final long CHARGE_OFFSET = 32;
-    static final long VALUE_LENGTH_OFFSET = 40;
+    public static final long KEY0_OFFSET = 8;
+    public static final long KEY1_OFFSET = 16;
+    public static final long VALUE_ADDRESS_OFFSET = 24;
+    public static final long CHARGE_OFFSET = 32;
+    public static final long VALUE_LENGTH_OFFSET = 40;
     static final long STAMP_OFFSET = 44;
     static final long DISPLACEMENTS_OFFSET = 48;
     static final long HEAD_OFFSET = 48;
@@ -75,7 +77,7 @@ final class SlotLayout {
     }
 
     /** Byte offset of slot {@code index} within a table. */
-    static long slotOffset(long index) {
+    public static long slotOffset(long index) {
         return index << SLOT_SHIFT;
     }
 
@@ -99,7 +101,7 @@ final class SlotLayout {
         return slot + CHARGE_OFFSET;
     }
 
-    static long valueLengthOffset(long slot) {
+    public static long valueLengthOffset(long slot) {
         return slot + VALUE_LENGTH_OFFSET;
     }
 
@@ -111,7 +113,7 @@ final class SlotLayout {
         return slot + DISPLACEMENTS_OFFSET;
     }
 
-    static long headOffset(long slot) {
+    public static long headOffset(long slot) {
         return slot + HEAD_OFFSET;
     }
 

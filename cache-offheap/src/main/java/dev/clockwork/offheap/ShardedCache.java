@@ -10,6 +10,11 @@ import dev.clockwork.cache.hash.KeyHash;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import dev.clockwork.offheap.clock.ClockShard;
+import dev.clockwork.offheap.clock.SlotLayout;
+import dev.clockwork.offheap.memory.CacheMemory;
+import dev.clockwork.offheap.memory.NativeAllocator;
+import dev.clockwork.offheap.memory.StatsCounters;
 
 /**
  * What every off-heap cache shares, whatever its index: key hashing, the admission hook and
@@ -20,7 +25,7 @@ import java.lang.invoke.VarHandle;
  * value address, charge and value length sit at {@link SlotLayout}'s offsets, whichever cache
  * made it; values are read through {@link CacheMemory#all()}, scoped to the cache's arena.
  */
-public abstract class NativeCache implements Cache {
+public abstract class ShardedCache implements Cache {
     final CacheMemory memory;
     final StatsCounters stats;
     private final long hashSeed;
@@ -28,7 +33,7 @@ public abstract class NativeCache implements Cache {
     private volatile boolean closed;
     private volatile long capacity;
 
-    NativeCache(CacheMemory memory, long capacity, long hashSeed, Admission admission) {
+    ShardedCache(CacheMemory memory, long capacity, long hashSeed, Admission admission) {
         this.memory = memory;
         this.stats = memory.stats;
         this.capacity = capacity;
@@ -118,7 +123,7 @@ public abstract class NativeCache implements Cache {
 
     /** A record's value address or charge, read before {@link #lengthWord} (see above). */
     private long fieldAcquire(long record, long offset) {
-        return (long) ClockTable.LONG.getAcquire(memory.all(), record + offset);
+        return (long) ClockShard.LONG.getAcquire(memory.all(), record + offset);
     }
 
     /** The checked record's length word (see {@link #checkRecord}), read after its field. */
@@ -338,7 +343,7 @@ public abstract class NativeCache implements Cache {
         }
         long h0 = KeyHash.hash0(key0, key1, hashSeed);
         long h1 = KeyHash.hash1FromHash0(h0, key1);
-        long address = NativeMemory.allocate(length);
+        long address = NativeAllocator.allocate(length);
         try {
             if (segment != null) {
                 MemorySegment.copy(segment, 0, memory.all(), address, length);
@@ -347,13 +352,13 @@ public abstract class NativeCache implements Cache {
                         length);
             }
         } catch (RuntimeException | Error e) {
-            NativeMemory.free(address, length); // closed meanwhile, or a bad source segment
+            NativeAllocator.free(address, length); // closed meanwhile, or a bad source segment
             throw e;
         }
         try {
             return insertCopied(h0, h1, address, length, charge, priority, keepRef);
         } catch (OutOfMemoryError | IllegalStateException e) {
-            NativeMemory.free(address, length); // never stored (insertCopied's contract)
+            NativeAllocator.free(address, length); // never stored (insertCopied's contract)
             throw e;
         }
     }
@@ -376,7 +381,7 @@ public abstract class NativeCache implements Cache {
      * hash is a bijection, see {@link KeyHash}) and views the value read-only, unless the visitor
      * does not read values. The caller keeps the entry pinned until this returns.
      */
-    final void visitEntry(EntryVisitor visitor, boolean readsValues, long h0, long h1,
+    public final void visitEntry(EntryVisitor visitor, boolean readsValues, long h0, long h1,
                           long valueAddress, int valueLength, long charge) {
         long key1 = KeyHash.unhash1(h0, h1);
         long key0 = KeyHash.unhash0FromKey1(h0, key1, hashSeed);

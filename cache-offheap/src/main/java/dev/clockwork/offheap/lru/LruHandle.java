@@ -1,4 +1,5 @@
-package dev.clockwork.offheap;
+package dev.clockwork.offheap.lru;
+import dev.clockwork.offheap.memory.EntryStamp;
 
 /**
  * An LRU cache handle: an {@link EntryStamp} handle whose location names a slab record and its
@@ -14,7 +15,7 @@ package dev.clockwork.offheap;
  * handle is checked against the stamp of the record its location names (see {@link EntryStamp}
  * for what that accepts).
  */
-final class LruHandle {
+public final class LruHandle {
     private LruHandle() {
     }
 
@@ -23,16 +24,16 @@ final class LruHandle {
     }
 
     /** Whether a number has an LRU handle's shape (the rest is checked against the cache). */
-    static boolean isWellFormed(long handle) {
+    public static boolean isWellFormed(long handle) {
         return EntryStamp.isWellFormed(handle) && !EntryStamp.isKind(handle);
     }
 
-    static int shard(long handle, int shardBits) {
+    public static int shard(long handle, int shardBits) {
         return (int) (EntryStamp.location(handle) & ((1L << shardBits) - 1));
     }
 
     /** The record index, or -1 if it is beyond any slab's (31 bits). */
-    static int index(long handle, int shardBits) {
+    public static int index(long handle, int shardBits) {
         long index = EntryStamp.location(handle) >>> shardBits;
         return index > Integer.MAX_VALUE ? -1 : (int) index;
     }

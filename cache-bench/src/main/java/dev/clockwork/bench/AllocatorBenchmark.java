@@ -1,4 +1,4 @@
-package dev.clockwork.offheap;
+package dev.clockwork.bench;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -19,14 +19,15 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
+import dev.clockwork.offheap.memory.NativeAllocator;
 
 /**
  * One native allocation and its release per call, {@code size} bytes, nothing written to the
- * memory by the benchmark. Lives in {@code dev.clockwork.offheap} (split package, class path only)
- * to reach the package-private {@link NativeMemory}.
+ * memory by the benchmark. The allocator is internal to cache-offheap (a package it does not
+ * export); on the class path, as here, its public class is reachable.
  *
  * <ul>
- *   <li>{@code nativeMemory}: the cache's allocator, {@code NativeMemory.allocate/free}: libc
+ *   <li>{@code nativeMemory}: the cache's allocator, {@code NativeAllocator.allocate/free}: libc
  *       malloc/free downcalls with {@code Linker.Option.critical(false)}, pointers as {@code long},
  *       plus a {@code LongAdder} add per call for the outstanding-bytes count.</li>
  *   <li>{@code mallocCritical}: the same critical downcalls, built here, without the count.</li>
@@ -75,8 +76,8 @@ public class AllocatorBenchmark {
     // ------------------------------------------------------------------ bodies
 
     private static long nativeMemory(long size) {
-        long address = NativeMemory.allocate(size);
-        NativeMemory.free(address, size);
+        long address = NativeAllocator.allocate(size);
+        NativeAllocator.free(address, size);
         return address;
     }
 

@@ -1,4 +1,4 @@
-package dev.clockwork.offheap;
+package dev.clockwork.offheap.memory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -7,39 +7,39 @@ import java.lang.foreign.MemorySegment;
  * The native-memory context of one cache: a shared arena that owns nothing but the right to be
  * closed, and views of native memory scoped to it.
  *
- * <p>Values and tables are malloc'd (see {@link NativeMemory}) and reached only through views
+ * <p>Values and tables are malloc'd (see {@link NativeAllocator}) and reached only through views
  * scoped to this arena. {@code close()} closes the arena first — after which every access through
  * those views, by any thread, throws {@link IllegalStateException} — and only then frees the
  * memory. So a thread racing with close gets an exception, never a read of freed memory.
  */
-final class CacheMemory {
+public final class CacheMemory {
     private final Arena arena = Arena.ofShared();
     /** All of the address space, scoped to the arena: values are read and written through it. */
     private final MemorySegment all = MemorySegment.NULL.reinterpret(Long.MAX_VALUE, arena, null);
     /** The same, read-only: handing out a value view then costs one slice, not two objects. */
     private final MemorySegment allReadOnly = all.asReadOnly();
-    final StatsCounters stats;
+    public final StatsCounters stats;
     /**
      * Seeds every slot's and record's first stamp ({@link EntryStamp}); random per cache, so that
      * another cache's handles, and handles made up from this one's, name nothing here.
      */
-    final long stampSalt = java.util.concurrent.ThreadLocalRandom.current().nextLong();
+    public final long stampSalt = java.util.concurrent.ThreadLocalRandom.current().nextLong();
     /** Inserts, erases and freeing releases of HyperClock caches run inside it. */
-    final CloseGate gate = new CloseGate();
+    public final CloseGate gate = new CloseGate();
 
-    CacheMemory(boolean recordStats) {
+    public CacheMemory(boolean recordStats) {
         this.stats = new StatsCounters(recordStats);
     }
 
-    Arena arena() {
+    public Arena arena() {
         return arena;
     }
 
-    MemorySegment all() {
+    public MemorySegment all() {
         return all;
     }
 
-    MemorySegment allReadOnly() {
+    public MemorySegment allReadOnly() {
         return allReadOnly;
     }
 
@@ -47,7 +47,7 @@ final class CacheMemory {
      * Closes the arena, waiting out threads that are inside an access at this moment (the JDK
      * refuses to close a shared arena while a thread holds it; such accesses are short).
      */
-    void closeArena() {
+    public void closeArena() {
         gate.shutAndDrain();
         for (int attempt = 0; ; attempt++) {
             try {

@@ -1,4 +1,4 @@
-package dev.clockwork.offheap;
+package dev.clockwork.offheap.memory;
 
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * count and waits for it. The cost is two uncontended atomic adds per gated call, against the
  * malloc and copy an insert makes anyway.
  */
-final class CloseGate {
+public final class CloseGate {
     private static final int STRIPES = 64;
     /** Longs between two stripes' counts: 128 bytes, against adjacent-line prefetching too. */
     private static final int SPACING = 16;
@@ -35,7 +35,7 @@ final class CloseGate {
     private volatile boolean shut;
 
     /** Enters the gate, or throws if close has begun; returns the stripe to {@link #exit}. */
-    int enter() {
+    public int enter() {
         int stripe = (int) (Thread.currentThread().threadId() & (STRIPES - 1)) * SPACING;
         counts.getAndIncrement(stripe);
         if (shut) {
@@ -45,7 +45,7 @@ final class CloseGate {
         return stripe;
     }
 
-    void exit(int stripe) {
+    public void exit(int stripe) {
         counts.getAndDecrement(stripe);
     }
 

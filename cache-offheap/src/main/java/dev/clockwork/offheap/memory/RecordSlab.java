@@ -1,9 +1,10 @@
-package dev.clockwork.offheap;
+package dev.clockwork.offheap.memory;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
+import dev.clockwork.offheap.CacheOptions;
 
 /**
  * 64-byte records carved from native chunks, named by a 31-bit index: the LRU cache's entries.
@@ -43,31 +44,31 @@ import java.util.Arrays;
  * returned before close: after a capacity shrink or many erases the free records stay with the
  * slab (64 bytes per entry at the peak).
  */
-final class RecordSlab {
+public final class RecordSlab {
     static final int RECORD_SHIFT = 6;
-    static final long RECORD_BYTES = 1L << RECORD_SHIFT;
+    public static final long RECORD_BYTES = 1L << RECORD_SHIFT;
     static final int CHUNK_SHIFT = 10;
-    static final int RECORDS_PER_CHUNK = 1 << CHUNK_SHIFT;
-    static final long CHUNK_BYTES = RECORD_BYTES << CHUNK_SHIFT;
+    public static final int RECORDS_PER_CHUNK = 1 << CHUNK_SHIFT;
+    public static final long CHUNK_BYTES = RECORD_BYTES << CHUNK_SHIFT;
     /** Indexes are 31 bits, so at most this many chunks (2^31 records, 128 GiB of them). */
-    static final int MAX_CHUNKS = 1 << (31 - CHUNK_SHIFT);
+    public static final int MAX_CHUNKS = 1 << (31 - CHUNK_SHIFT);
 
     /**
      * Most chunks the slab of one of {@code 2^shardBits} shards may carve: its indexes stay below
      * 2^31 and below {@link CacheOptions#maxLocationsPerShard} (a handle names a record and its
      * shard in {@link CacheOptions#MAX_LOCATION_BITS} bits).
      */
-    static int maxChunks(int shardBits) {
+    public static int maxChunks(int shardBits) {
         return (int) (Math.min(1L << 31, CacheOptions.maxLocationsPerShard(shardBits))
                 >> CHUNK_SHIFT);
     }
 
-    static final long FREE_NEXT_OFFSET = 0;
+    public static final long FREE_NEXT_OFFSET = 0;
     /**
      * Where the stamp lives: the second half of a record's eighth word, so that an owner
      * can read it with the int before it in one access (the LRU entry's value length).
      */
-    static final long STAMP_OFFSET = 44;
+    public static final long STAMP_OFFSET = 44;
 
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
@@ -103,7 +104,7 @@ final class RecordSlab {
      *     cache has (its bits above the index's 31)
      * @param maxChunks the most chunks the slab may carve ({@link #maxChunks(int)})
      */
-    RecordSlab(MemorySegment mem, MemorySegment raw, long stampSalt, long identityBase,
+    public RecordSlab(MemorySegment mem, MemorySegment raw, long stampSalt, long identityBase,
                int maxChunks) {
         this.mem = mem;
         this.raw = raw;
@@ -111,13 +112,13 @@ final class RecordSlab {
         this.identityBase = identityBase;
         this.maxChunks = maxChunks;
         this.tableChunks = FIRST_TABLE_CHUNKS;
-        long t = NativeMemory.allocate(tableBytes(tableChunks));
+        long t = NativeAllocator.allocate(tableBytes(tableChunks));
         this.table = t;
         this.lockedTable = t;
         try {
             addChunk();
         } catch (OutOfMemoryError e) {
-            NativeMemory.free(t, tableBytes(tableChunks));
+            NativeAllocator.free(t, tableBytes(tableChunks));
             throw e;
         }
     }
@@ -135,7 +136,7 @@ final class RecordSlab {
         if (chunks == tableChunks) {
             t = growTable(t);
         }
-        long chunk = NativeMemory.allocateAligned(CHUNK_BYTES, CHUNK_BYTES);
+        long chunk = NativeAllocator.allocateAligned(CHUNK_BYTES, CHUNK_BYTES);
         MemorySegment.ofAddress(chunk).reinterpret(CHUNK_BYTES).fill((byte) 0);
         raw.set(INT, chunk, chunks); // the header
         raw.set(LONG, t + 8L * chunks, chunk);
@@ -146,7 +147,7 @@ final class RecordSlab {
 
     private long growTable(long old) {
         int bigger = tableChunks * 2;
-        long t = NativeMemory.allocate(tableBytes(bigger));
+        long t = NativeAllocator.allocate(tableBytes(bigger));
         MemorySegment.copy(raw, old, raw, t, tableBytes(tableChunks));
         retiredTables = Arrays.copyOf(retiredTables, retiredTables.length + 1);
         retiredTables[retiredTables.length - 1] = old;
@@ -162,7 +163,7 @@ final class RecordSlab {
      * Whether {@link #allocate} would need a chunk beyond {@link #maxChunks}: no free record, the
      * newest chunk used up, and no more chunks allowed. Under the owner's lock.
      */
-    boolean full() {
+    public boolean full() {
         return freeHead == 0 && fresh >>> CHUNK_SHIFT == chunks && chunks == maxChunks;
     }
 
@@ -170,7 +171,7 @@ final class RecordSlab {
      * Hands out a record: its stamp moved on to an odd number, its other bytes stale. The caller
      * checks {@link #full} first.
      */
-    int allocate() {
+    public int allocate() {
         int index = freeHead;
         if (index != 0) {
             freeHead = raw.get(INT, address(index) + FREE_NEXT_OFFSET);
@@ -194,7 +195,7 @@ final class RecordSlab {
      * caller frees after this (the entry's value) is freed after the stamp's store is seen: a
      * value read through a handle reads the stamp again after its read and refuses a moved one.
      */
-    void free(int index) {
+    public void free(int index) {
         long record = address(index);
         raw.set(INT, record + STAMP_OFFSET, EntryStamp.dead(stamp(record)));
         VarHandle.storeStoreFence();
@@ -203,7 +204,7 @@ final class RecordSlab {
     }
 
     /** The address of a record; for indexes this slab handed out, under the owner's lock. */
-    long address(int index) {
+    public long address(int index) {
         return raw.get(LONG, lockedTable + 8L * (index >>> CHUNK_SHIFT))
                 + ((long) (index & (RECORDS_PER_CHUNK - 1)) << RECORD_SHIFT);
     }
@@ -212,7 +213,7 @@ final class RecordSlab {
      * The address of any index within the slab's chunks, or -1 if it lies outside them; safe
      * without the owner's lock, and for a made-up index.
      */
-    long addressOf(int index) {
+    public long addressOf(int index) {
         int chunk = index >>> CHUNK_SHIFT;
         if (index <= 0 || chunk >= publishedChunks) {
             return -1;
@@ -223,22 +224,22 @@ final class RecordSlab {
     }
 
     /** The index of a record this slab handed out, from its address. */
-    int indexOf(long record) {
+    public int indexOf(long record) {
         int chunk = raw.get(INT, record & -CHUNK_BYTES);
         return (chunk << CHUNK_SHIFT) | (int) ((record >>> RECORD_SHIFT) & (RECORDS_PER_CHUNK - 1));
     }
 
     /** Whether a record holds an entry (its stamp is odd). */
-    static boolean isLive(int stamp) {
+    public static boolean isLive(int stamp) {
         return EntryStamp.isLive(stamp);
     }
 
-    int stamp(long record) {
+    public int stamp(long record) {
         return raw.get(INT, record + STAMP_OFFSET);
     }
 
     /** Native bytes the slab holds: its chunks and its chunk tables, outgrown ones included. */
-    long nativeBytes() {
+    public long nativeBytes() {
         long bytes = (long) chunks * CHUNK_BYTES + tableBytes(tableChunks);
         for (int retired : retiredTableChunks) {
             bytes += tableBytes(retired);
@@ -247,7 +248,7 @@ final class RecordSlab {
     }
 
     /** Chunks' records, headers included: the slab's native footprint is this x 64 B. */
-    long carvedRecords() {
+    public long carvedRecords() {
         return (long) chunks << CHUNK_SHIFT;
     }
 
@@ -255,17 +256,17 @@ final class RecordSlab {
      * The fresh mark: every index below it has been handed out at least once or is a chunk
      * header ({@link #isHeader}); no index at or above it ever has. Under the owner's lock.
      */
-    int freshIndex() {
+    public int freshIndex() {
         return fresh;
     }
 
     /** Whether an index names a chunk's header rather than a record. */
-    static boolean isHeader(int index) {
+    public static boolean isHeader(int index) {
         return (index & (RECORDS_PER_CHUNK - 1)) == 0;
     }
 
     /** Calls {@code visitor} with the address of every record ever handed out (free ones too). */
-    void forEachCarved(RecordVisitor visitor) {
+    public void forEachCarved(RecordVisitor visitor) {
         for (int c = 0; c < chunks; c++) {
             long chunk = raw.get(LONG, table + 8L * c);
             int from = 1;
@@ -276,21 +277,21 @@ final class RecordSlab {
         }
     }
 
-    interface RecordVisitor {
+    public interface RecordVisitor {
         void visit(long record);
     }
 
     /**
      * Frees the chunks and tables; for close, under the owner's lock.
      */
-    void freeAll() {
+    public void freeAll() {
         long t = table;
         for (int c = 0; c < chunks; c++) {
-            NativeMemory.free(raw.get(LONG, t + 8L * c), CHUNK_BYTES);
+            NativeAllocator.free(raw.get(LONG, t + 8L * c), CHUNK_BYTES);
         }
-        NativeMemory.free(t, tableBytes(tableChunks));
+        NativeAllocator.free(t, tableBytes(tableChunks));
         for (int i = 0; i < retiredTables.length; i++) {
-            NativeMemory.free(retiredTables[i], tableBytes(retiredTableChunks[i]));
+            NativeAllocator.free(retiredTables[i], tableBytes(retiredTableChunks[i]));
         }
         chunks = 0;
     }
