@@ -1,6 +1,6 @@
 package dev.clockwork.offheap;
 
-import dev.clockwork.cache.Admission;
+import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.Args;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.CacheStats;

@@ -58,6 +58,16 @@ class ReleasedLargeValueViewTest {
         OTHER
     }
 
+    /**
+     * The child runs on the class path: this test's module path (the library and its tests,
+     * when run as a module) and class path together.
+     */
+    private static String childClassPath() {
+        String modules = System.getProperty("jdk.module.path", "");
+        String classes = System.getProperty("java.class.path", "");
+        return modules.isEmpty() ? classes : modules + java.io.File.pathSeparator + classes;
+    }
+
     @ParameterizedTest
     @EnumSource(Kind.class)
     void aViewOfAFreedLargeValueCrashesOrReadsGarbageToday(Kind kind) throws Exception {
@@ -69,7 +79,7 @@ class ReleasedLargeValueViewTest {
                     "-XX:-CreateCoredumpOnCrash",
                     "--enable-native-access=ALL-UNNAMED",
                     "-Xmx64m",
-                    "-cp", System.getProperty("java.class.path"),
+                    "-cp", childClassPath(),
                     Child.class.getName(), kind.name()));
             Process child = new ProcessBuilder(command).directory(dir.toFile())
                     .redirectErrorStream(true).start();

@@ -27,7 +27,6 @@ import dev.clockwork.offheap.memory.CacheMemory;
 import dev.clockwork.offheap.memory.CloseGate;
 import dev.clockwork.offheap.memory.EntryStamp;
 import dev.clockwork.offheap.memory.NativeAllocator;
-import dev.clockwork.offheap.memory.PaddedCounters;
 
 /**
  * One shard of a HyperClock cache: the per-entry clock protocol (see {@link ClockMeta}) and the

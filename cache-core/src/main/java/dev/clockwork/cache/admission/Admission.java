@@ -1,4 +1,7 @@
-package dev.clockwork.cache;
+package dev.clockwork.cache.admission;
+
+import dev.clockwork.cache.Cache;
+import dev.clockwork.cache.CacheStats;
 
 /**
  * A hook consulted on every insert before the cache spends memory or evicts anything. A TinyLFU

@@ -1,0 +1,9 @@
+/**
+ * Clockwork's API, whatever holds the entries: the {@link dev.clockwork.cache.Cache} contract,
+ * its checked and byte-key wrappers, the seeded key hash and the admission hook.
+ */
+module dev.clockwork.cache {
+    exports dev.clockwork.cache;
+    exports dev.clockwork.cache.admission;
+    exports dev.clockwork.cache.hash;
+}

@@ -1,0 +1,16 @@
+/**
+ * The off-heap caches: {@link dev.clockwork.offheap.FixedHyperClockCache},
+ * {@link dev.clockwork.offheap.AutoHyperClockCache} and {@link dev.clockwork.offheap.LruCache},
+ * their builders and reports. Only {@code dev.clockwork.offheap} is API; the clock protocol and
+ * tables ({@code .clock}), the LRU shards ({@code .lru}) and native memory ({@code .memory}) are
+ * internal.
+ *
+ * <p>The caches call libc through FFM: run with
+ * {@code --enable-native-access=dev.clockwork.offheap} on the module path, or
+ * {@code --enable-native-access=ALL-UNNAMED} on the class path.
+ */
+module dev.clockwork.offheap {
+    requires transitive dev.clockwork.cache;
+
+    exports dev.clockwork.offheap;
+}
