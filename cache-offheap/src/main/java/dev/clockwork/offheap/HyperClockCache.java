@@ -10,6 +10,7 @@ import dev.clockwork.offheap.clock.AutoClockTable;
 import dev.clockwork.offheap.clock.ClockHandle;
 import dev.clockwork.offheap.clock.ClockMeta;
 import dev.clockwork.offheap.clock.ClockShard;
+import dev.clockwork.offheap.clock.FoundEntry;
 import dev.clockwork.offheap.clock.SlotLayout;
 import dev.clockwork.offheap.clock.StandaloneEntries;
 import dev.clockwork.offheap.memory.CacheMemory;
@@ -117,7 +118,7 @@ public abstract class HyperClockCache extends ShardedCache {
     /** The handle of what a lookup or insert of shard {@code shard} found (ClockShard#found). */
     private long handleOf(int shard, long found) {
         return ClockHandle.table(shard, shardBits,
-                ClockShard.foundSlot(found) >>> SlotLayout.SLOT_SHIFT, ClockShard.foundStamp(found));
+                FoundEntry.slot(found) >>> SlotLayout.SLOT_SHIFT, FoundEntry.stamp(found));
     }
 
     private static boolean isStandalone(long handle) {
@@ -168,7 +169,7 @@ public abstract class HyperClockCache extends ShardedCache {
     long lookupHashed(long h0, long h1) {
         int shard = shardOf(h0);
         long found = tables[shard].lookupToKeep(h0, h1);
-        return found == ClockShard.NOT_FOUND ? MISS : handleOf(shard, found);
+        return found == FoundEntry.NONE ? MISS : handleOf(shard, found);
     }
 
     @Override

@@ -82,8 +82,8 @@ public final class AutoClockTable extends ClockShard {
     /** Slots after the home tried one by one before spreading out. */
     private static final int LINEAR_PROBES = 4;
     /** {@link #claimSlot} results that are not a slot offset. */
-    private static final long DUPLICATE = -1;
-    private static final long NO_FREE_SLOT = -2;
+    private static final long DUPLICATE = -2;
+    private static final long NO_FREE_SLOT = -3;
     /** Spins before a waiting thread starts yielding its core. */
     private static final int SPINS = 64;
 
@@ -295,8 +295,8 @@ public final class AutoClockTable extends ClockShard {
 
     /**
      * Walks the key's chain to the first visible entry of the key: referenced, for a lookup
-     * ({@link #found} of it), or erased without a reference, for an erase (any non-negative
-     * number; see {@link #eraseIfKey}). {@link #NOT_FOUND} if there is none.
+     * ({@link FoundEntry} of it), or erased without a reference, for an erase (any non-negative
+     * number; see {@link #eraseIfKey}). {@link FoundEntry#NONE} if there is none.
      */
     private long walk(long h0, long h1, boolean erase) {
         // A stale length is fine: heads carry their shift, and the walk catches up from there.
@@ -327,7 +327,7 @@ public final class AutoClockTable extends ClockShard {
             }
             if (isEnd(word)) {
                 if (index(word) == effectiveHome) {
-                    return NOT_FOUND; // a complete walk of our chain
+                    return FoundEntry.NONE; // a complete walk of our chain
                 }
                 word = restart(home);
                 atHead = true;
@@ -343,7 +343,7 @@ public final class AutoClockTable extends ClockShard {
                 } else {
                     int stamp = tryReference(slot, h0, h1);
                     if (stamp != 0) {
-                        return found(slot, stamp);
+                        return FoundEntry.of(slot, stamp);
                     }
                 }
             }
@@ -398,12 +398,12 @@ public final class AutoClockTable extends ClockShard {
                     charge, countdown, keepRef);
         }
         if (claimed < 0) {
-            return NO_SLOT; // a duplicate, or no free slot at all
+            return FoundEntry.NONE; // a duplicate, or no free slot at all
         }
-        long slot = foundSlot(claimed);
+        long slot = FoundEntry.slot(claimed);
         link(slot, homeAndShift, h1);
         if (!keepRef) {
-            undo(slot, foundStamp(claimed), 1);
+            undo(slot, FoundEntry.stamp(claimed), 1);
         }
         return claimed;
     }
@@ -444,7 +444,7 @@ public final class AutoClockTable extends ClockShard {
      * few neighbours, then jumps by a step taken from {@code h0}, so that keys crowding one home
      * fan out.
      *
-     * @return {@link #found} of the slot and the entry's stamp, or {@link #DUPLICATE} if the key
+     * @return {@link FoundEntry} of the slot and the entry's stamp, or {@link #DUPLICATE} if the key
      *     was met on the way, or {@link #NO_FREE_SLOT}
      */
     private long claimSlot(long home, long used, long h0, long h1, long valueAddress,
@@ -456,10 +456,9 @@ public final class AutoClockTable extends ClockShard {
         for (long attempt = 0; attempt < attempts; attempt++) {
             long slot = index << SLOT_SHIFT;
             if (tryClaim(slot)) {
-                // Clock = countdown once the reference is released (usefully if kept).
-                long acquire = keepRef ? countdown : countdown + 1;
+                // One reference until linked: the caller's if kept, else the insert's own.
                 return fillAndPublish(slot, h0, h1, valueAddress, valueLength, charge,
-                        ClockMeta.visible(acquire, acquire - 1));
+                        ClockMeta.newEntry(countdown, keepRef, !keepRef));
             }
             if (key0(slot) == h0 && key1(slot) == h1 && ClockMeta.isVisible(metaOpaque(slot))
                     && sameKeyBoosting(slot, h0, h1, countdown)) {
@@ -678,7 +677,7 @@ public final class AutoClockTable extends ClockShard {
     public boolean erase(long h0, long h1) {
         boolean found = false;
         // A key can be on a chain twice after racing inserts: erase until none is left.
-        while (walk(h0, h1, true) != NOT_FOUND) {
+        while (walk(h0, h1, true) != FoundEntry.NONE) {
             found = true;
         }
         return found;

@@ -1,9 +1,10 @@
 package dev.clockwork.offheap.clock;
+
 import dev.clockwork.offheap.memory.EntryStamp;
 
 /**
- * The 64-bit meta word of a clock-cache slot, and the protocol states it encodes. Updated only with
- * atomic read-modify-writes so that a lookup can take a reference with a single fetch-add.
+ * The 64-bit meta word of a clock-cache slot: its bit fields and the predicates on them. It is
+ * changed only by atomic read-modify-writes, so that a lookup takes a reference with one add.
  *
  * <pre>
  *  63 62 61  60 ..... 52  51 ............. 26  25 .............. 0
@@ -18,19 +19,11 @@ import dev.clockwork.offheap.memory.EntryStamp;
  * from a word read earlier, and the tag makes that word its entry's own: a CAS whose entry was
  * freed meanwhile, and the slot given to another entry whose counters and state happen to be the
  * same (small counters make that common), fails unless the tags agree too, once in 512. Only a
- * caller's misuse lets an entry be freed under such a CAS (see ClockShard#giveBack).
+ * caller's misuse lets an entry be freed under such a CAS (see ClockProtocol#giveBack).
  *
  * <h2>States</h2>
- * <ul>
- *   <li><b>Empty</b> (O=0): free. Counter bits may hold garbage from optimistic lookups; whoever
- *       claims the slot overwrites the whole word.</li>
- *   <li><b>Under construction</b> (O only): owned exclusively by one thread, which is filling or
- *       freeing it. Lookups that increment its counter do no harm and must not undo.</li>
- *   <li><b>Visible</b> (V S O): an entry lookups can find and reference.</li>
- *   <li><b>Invisible</b> (S O): erased but still referenced; freed by its last release.</li>
- * </ul>
- * Transitions: Empty → Under construction → Visible → (Invisible →) Under construction → Empty.
- * Never Invisible → Visible.
+ * Empty (O=0), Under construction (O), Visible (V S O) and Invisible (S O); what each means and
+ * every transition between them are {@link ClockProtocol}'s. The predicates below name them.
  *
  * <h2>Counters</h2>
  * References held = acquire − release (mod 2^26). When that is zero, the common value of both
@@ -105,6 +98,11 @@ public final class ClockMeta {
         return (meta & SHAREABLE) != 0;
     }
 
+    /** Owned by one thread, filling or freeing the slot (counter bits may hold stray adds). */
+    static boolean isUnderConstruction(long meta) {
+        return (meta & STATE_MASK) == UNDER_CONSTRUCTION;
+    }
+
     public static boolean isVisible(long meta) {
         return (meta & VISIBLE) != 0;
     }
@@ -117,6 +115,18 @@ public final class ClockMeta {
     /** A visible word with both counters at {@code acquire} and {@code release}. */
     static long visible(long acquire, long release) {
         return VISIBLE_STATE | (release << RELEASE_SHIFT) | (acquire << ACQUIRE_SHIFT);
+    }
+
+    /**
+     * The first word of a new entry (before its tag), holding the inserter's references: one for
+     * the caller if {@code callerRef}, one for the insert itself if {@code insertRef} (an Auto
+     * insert holds it until the entry is linked). Its clock reads {@code countdown} once the
+     * caller's reference is released as a use and the insert's is taken back.
+     */
+    static long newEntry(long countdown, boolean callerRef, boolean insertRef) {
+        long release = countdown - (callerRef ? 1 : 0);
+        long acquire = countdown + (insertRef ? 1 : 0);
+        return visible(acquire, release);
     }
 
     /** The same word with both counters set to {@code count} (a clock update): state, tag kept. */

@@ -138,7 +138,7 @@ public final class FixedClockTable extends ClockShard {
         // once costs one coherence transfer where a read followed by the atomic costs two.
         int stamp = tryReference(slot, h0, h1);
         if (stamp != 0) {
-            return found(slot, stamp);
+            return FoundEntry.of(slot, stamp);
         }
         long index = first;
         while (displacements(slot) != 0) {
@@ -155,11 +155,11 @@ public final class FixedClockTable extends ClockShard {
             if (key0(slot) == h0 && key1(slot) == h1) {
                 stamp = tryReference(slot, h0, h1);
                 if (stamp != 0) {
-                    return found(slot, stamp);
+                    return FoundEntry.of(slot, stamp);
                 }
             }
         }
-        return NOT_FOUND;
+        return FoundEntry.NONE;
     }
 
     @Override
@@ -173,18 +173,18 @@ public final class FixedClockTable extends ClockShard {
             if (tryClaim(slot)) {
                 // We own the slot: fill it, then publish with one release store.
                 return fillAndPublish(slot, h0, h1, valueAddress, valueLength, charge,
-                        ClockMeta.visible(countdown, countdown - (keepRef ? 1 : 0)));
+                        ClockMeta.newEntry(countdown, keepRef, false));
             }
             // A plain look for our key first, as in lookup; sameKeyBoosting confirms under refs.
             if (key0(slot) == h0 && key1(slot) == h1 && isVisible(metaOpaque(slot))
                     && sameKeyBoosting(slot, h0, h1, countdown)) {
                 rollback(h0, h1, slot);
-                return NO_SLOT; // duplicate: the caller falls back to a standalone entry
+                return FoundEntry.NONE; // duplicate: the caller falls back to a standalone entry
             }
             index = (index + step) & lengthMask;
             if (index == first) {
                 rollback(h0, h1, slot);
-                return NO_SLOT;
+                return FoundEntry.NONE;
             }
             addDisplacements(slot, 1);
         }
