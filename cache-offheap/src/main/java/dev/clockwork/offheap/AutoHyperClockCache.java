@@ -30,7 +30,7 @@ public final class AutoHyperClockCache extends HyperClockCache {
     }
 
     public static Builder builder() {
-        return new Builder();
+        return new Builder(new BuilderSettings());
     }
 
     /** Bytes of address space the tables reserve (resident or not). */
@@ -69,9 +69,10 @@ public final class AutoHyperClockCache extends HyperClockCache {
 
     /** Options of an {@link AutoHyperClockCache}; {@link #build()} validates them all. */
     public static final class Builder extends HyperClockOptions<Builder> {
-        private long minAvgEntryCharge = AutoClockTable.DEFAULT_MIN_AVG_ENTRY_CHARGE;
 
-        Builder() {
+        /** A builder over {@code settings}, shared with the builder that made this one. */
+        Builder(BuilderSettings settings) {
+            super(settings);
         }
 
         /**
@@ -88,26 +89,26 @@ public final class AutoHyperClockCache extends HyperClockCache {
          * (resident only as used) and evicts for slots once its tables are full.
          */
         public Builder minAvgEntryCharge(long bytes) {
-            this.minAvgEntryCharge = bytes;
+            settings.minAvgEntryCharge = bytes;
             return this;
         }
 
         @Override
         public void validate() {
             super.validate();
-            Args.requirePositive("minAvgEntryCharge", minAvgEntryCharge);
+            Args.requirePositive("minAvgEntryCharge", settings.minAvgEntryCharge);
         }
 
         @Override
         public AutoHyperClockCache build() {
             validate();
             int shardBits = shardBits();
-            CacheMemory memory = new CacheMemory(recordStats);
+            CacheMemory memory = new CacheMemory(settings.recordStats);
             ClockShard[] tables = makeTables(memory, (shard, shardCapacity, usageLimit, mem) ->
-                    new AutoClockTable(AutoClockTable.maxSlots(shardCapacity, minAvgEntryCharge,
-                            chargeMetadata, shardBits), shard, shardCapacity, usageLimit,
-                            strictCapacityLimit, evictionEffortCap, chargeMetadata, mem));
-            return new AutoHyperClockCache(memory, tables, capacity, hashSeed, admission);
+                    new AutoClockTable(AutoClockTable.maxSlots(shardCapacity, settings.minAvgEntryCharge,
+                            settings.chargeMetadata, shardBits), shard, shardCapacity, usageLimit,
+                            settings.strictCapacityLimit, settings.evictionEffortCap, settings.chargeMetadata, mem));
+            return new AutoHyperClockCache(memory, tables, settings.capacity, settings.hashSeed, settings.admission);
         }
     }
 }

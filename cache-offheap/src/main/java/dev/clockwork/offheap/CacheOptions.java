@@ -2,6 +2,9 @@ package dev.clockwork.offheap;
 
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.Args;
+import dev.clockwork.offheap.memory.CacheMemory;
+import dev.clockwork.offheap.shard.Shard;
+import dev.clockwork.offheap.shard.ShardSizing;
 import dev.clockwork.offheap.memory.EntryStamp;
 
 /**
@@ -45,15 +48,12 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
      * {@code Long.MAX_VALUE} as well.
      */
     public static final long MAX_USAGE = 1L << 56;
-    long capacity = -1;
-    int numShardBits = -1;
-    boolean strictCapacityLimit;
-    boolean chargeMetadata = true;
-    long hashSeed = 0x5eed_c10c_c0de_5eedL;
-    Admission admission = Admission.ALWAYS;
-    boolean recordStats = true;
 
-    CacheOptions() {
+    /** The options themselves, shared with any builder this one hands them to. */
+    final BuilderSettings settings;
+
+    CacheOptions(BuilderSettings settings) {
+        this.settings = settings;
     }
 
     @SuppressWarnings("unchecked")
@@ -71,7 +71,7 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
      * as {@link #MAX_USAGE}. The same holds for {@code setCapacity}.
      */
     public B capacity(long bytes) {
-        this.capacity = bytes;
+        settings.capacity = bytes;
         return self();
     }
 
@@ -83,13 +83,13 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
      * and its shard in 40 bits).
      */
     public B numShardBits(int bits) {
-        this.numShardBits = bits;
+        settings.numShardBits = bits;
         return self();
     }
 
     /** Whether an insert that would exceed capacity (with nothing left to evict) fails. */
     public B strictCapacityLimit(boolean strict) {
-        this.strictCapacityLimit = strict;
+        settings.strictCapacityLimit = strict;
         return self();
     }
 
@@ -100,13 +100,13 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
      * limit; an LRU cache adds 64 bytes to each entry's charge.
      */
     public B chargeMetadata(boolean charge) {
-        this.chargeMetadata = charge;
+        settings.chargeMetadata = charge;
         return self();
     }
 
     /** Seed of the key hash; vary it across hosts to decorrelate their tables. */
     public B hashSeed(long seed) {
-        this.hashSeed = seed;
+        settings.hashSeed = seed;
         return self();
     }
 
@@ -115,13 +115,13 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
      * striped counter increment per lookup; the other counters are always kept.
      */
     public B recordStats(boolean record) {
-        this.recordStats = record;
+        settings.recordStats = record;
         return self();
     }
 
     /** Policy consulted before each insert; default admits everything. */
     public B admission(Admission admission) {
-        this.admission = Args.requireNonNull("admission", admission);
+        settings.admission = Args.requireNonNull("admission", admission);
         return self();
     }
 
@@ -133,20 +133,49 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
      *     together, naming each and what to change
      */
     public void validate() {
-        Args.requirePositive("capacity", capacity);
-        Args.requireInRange("numShardBits", numShardBits, -1, MAX_SHARD_BITS);
+        Args.requirePositive("capacity", settings.capacity);
+        Args.requireInRange("numShardBits", settings.numShardBits, -1, MAX_SHARD_BITS);
     }
 
     /** Builds the cache, after {@link #validate()}. */
     public abstract ShardedCache build();
 
     final int shardBits() {
-        return numShardBits >= 0 ? numShardBits
-                : ShardedCache.defaultShardBits(capacity, minShardBytes());
+        return settings.numShardBits >= 0 ? settings.numShardBits
+                : ShardSizing.defaultShardBits(settings.capacity, minShardBytes());
     }
 
     final int shardCount() {
         return 1 << shardBits();
+    }
+
+    /** Makes the shard with index {@code shard}. */
+    interface ShardMaker<S extends Shard> {
+        S make(int shard, long shardCapacity, long usageLimit, CacheMemory memory);
+    }
+
+    /**
+     * Fills {@code shards} with new shards, each given its share of the capacity and of
+     * {@link #MAX_USAGE}. If one cannot be made, closes the arena, frees those already made and
+     * rethrows: a failed build holds no native memory.
+     */
+    final <S extends Shard> S[] makeShards(S[] shards, CacheMemory memory, ShardMaker<S> maker) {
+        long perShard = ShardedCache.perShardCapacity(settings.capacity, shards.length);
+        long usageLimit = shardUsageLimit(shardBits());
+        try {
+            for (int i = 0; i < shards.length; i++) {
+                shards[i] = maker.make(i, perShard, usageLimit, memory);
+            }
+        } catch (RuntimeException | Error e) {
+            memory.closeArena();
+            for (S shard : shards) {
+                if (shard != null) {
+                    shard.freeAll();
+                }
+            }
+            throw e;
+        }
+        return shards;
     }
 
     /** Each shard's share of {@link #MAX_USAGE}, the most its usage may reach. */

@@ -29,7 +29,9 @@ public final class FixedHyperClockCache extends HyperClockCache {
     }
 
     public static Builder builder() {
-        return new Builder();
+        BuilderSettings settings = new BuilderSettings();
+        settings.estimatedEntryCharge = -1; // required here: no default
+        return new Builder(settings);
     }
 
     /**
@@ -116,9 +118,10 @@ public final class FixedHyperClockCache extends HyperClockCache {
 
     /** Options of a {@link FixedHyperClockCache}; {@link #build()} validates them all. */
     public static final class Builder extends HyperClockOptions<Builder> {
-        private long estimatedEntryCharge = -1;
 
-        private Builder() {
+        /** A builder over {@code settings}, shared with the builder that made this one. */
+        Builder(BuilderSettings settings) {
+            super(settings);
         }
 
         /**
@@ -139,14 +142,14 @@ public final class FixedHyperClockCache extends HyperClockCache {
          * </ul>
          */
         public Builder estimatedEntryCharge(long bytes) {
-            this.estimatedEntryCharge = bytes;
+            settings.estimatedEntryCharge = bytes;
             return this;
         }
 
         @Override
         public void validate() {
             super.validate();
-            Args.requirePositive("estimatedEntryCharge", estimatedEntryCharge);
+            Args.requirePositive("estimatedEntryCharge", settings.estimatedEntryCharge);
             tableBits();
         }
 
@@ -154,11 +157,11 @@ public final class FixedHyperClockCache extends HyperClockCache {
         public FixedHyperClockCache build() {
             validate();
             int lengthBits = tableBits();
-            CacheMemory memory = new CacheMemory(recordStats);
+            CacheMemory memory = new CacheMemory(settings.recordStats);
             ClockShard[] tables = makeTables(memory, (shard, shardCapacity, usageLimit, mem) ->
                     new FixedClockTable(lengthBits, shard, shardCapacity, usageLimit,
-                            strictCapacityLimit, evictionEffortCap, chargeMetadata, mem));
-            return new FixedHyperClockCache(memory, tables, capacity, hashSeed, admission);
+                            settings.strictCapacityLimit, settings.evictionEffortCap, settings.chargeMetadata, mem));
+            return new FixedHyperClockCache(memory, tables, settings.capacity, settings.hashSeed, settings.admission);
         }
 
         /**
@@ -171,26 +174,26 @@ public final class FixedHyperClockCache extends HyperClockCache {
         private int tableBits() {
             int shardBits = shardBits();
             int shards = 1 << shardBits;
-            long perShard = perShardCapacity(capacity, shards);
-            int bits = FixedClockTable.lengthBits(perShard, estimatedEntryCharge, chargeMetadata);
+            long perShard = perShardCapacity(settings.capacity, shards);
+            int bits = FixedClockTable.lengthBits(perShard, settings.estimatedEntryCharge, settings.chargeMetadata);
             int maxBits = Long.numberOfTrailingZeros(ClockShard.maxSlotsPerShard(shardBits));
             if (bits > maxBits) {
-                throw new IllegalArgumentException("capacity " + capacity
-                        + " with estimatedEntryCharge " + estimatedEntryCharge + " needs 2^" + bits
+                throw new IllegalArgumentException("capacity " + settings.capacity
+                        + " with estimatedEntryCharge " + settings.estimatedEntryCharge + " needs 2^" + bits
                         + " slots per shard, more than the 2^" + maxBits + " a shard may have with "
                         + shardsText(shards) + ": raise estimatedEntryCharge or numShardBits, or"
                         + " lower capacity");
             }
-            String share = "each shard's share of capacity, " + perShard + " (capacity " + capacity
+            String share = "each shard's share of capacity, " + perShard + " (capacity " + settings.capacity
                     + " over " + shardsText(shards) + ")";
-            if (estimatedEntryCharge > perShard) {
-                throw new IllegalArgumentException("estimatedEntryCharge " + estimatedEntryCharge
+            if (settings.estimatedEntryCharge > perShard) {
+                throw new IllegalArgumentException("estimatedEntryCharge " + settings.estimatedEntryCharge
                         + " is larger than " + share + ": a table sized for it holds no entry;"
                         + " lower estimatedEntryCharge or numShardBits, or raise capacity");
             }
             if (FixedClockTable.occupancyLimit(bits) == 0) {
                 throw new IllegalArgumentException(share + ", is too small for a table that holds"
-                        + " an entry of estimatedEntryCharge " + estimatedEntryCharge
+                        + " an entry of estimatedEntryCharge " + settings.estimatedEntryCharge
                         + " next to its slots (charged " + SlotLayout.SLOT_BYTES + " bytes each,"
                         + " see chargeMetadata): raise capacity, or lower numShardBits");
             }

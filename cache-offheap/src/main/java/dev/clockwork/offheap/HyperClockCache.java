@@ -16,6 +16,7 @@ import dev.clockwork.offheap.clock.StandaloneEntries;
 import dev.clockwork.offheap.memory.CacheMemory;
 import dev.clockwork.offheap.memory.CloseGate;
 import dev.clockwork.offheap.memory.EntryStamp;
+import dev.clockwork.offheap.shard.ShardSizing;
 import dev.clockwork.offheap.memory.NativeAllocator;
 
 /**
@@ -47,7 +48,7 @@ public abstract class HyperClockCache extends ShardedCache {
 
     HyperClockCache(CacheMemory memory, ClockShard[] tables, long capacity, long hashSeed,
                     Admission admission) {
-        super(memory, capacity, hashSeed, admission);
+        super(memory, tables, capacity, hashSeed, admission);
         this.tables = tables;
         this.shardMask = tables.length - 1;
         this.shardBits = Integer.numberOfTrailingZeros(tables.length);
@@ -64,10 +65,9 @@ public abstract class HyperClockCache extends ShardedCache {
 
     /** Options of either HyperClock cache; {@link #build()} picks the table. */
     public static final class Builder extends HyperClockOptions<Builder> {
-        private long estimatedEntryCharge;
-        private long minAvgEntryCharge = AutoClockTable.DEFAULT_MIN_AVG_ENTRY_CHARGE;
 
         private Builder() {
+            super(new BuilderSettings());
         }
 
         /**
@@ -75,13 +75,13 @@ public abstract class HyperClockCache extends ShardedCache {
          * {@link AutoHyperClockCache}, a positive value a {@link FixedHyperClockCache} sized for it.
          */
         public Builder estimatedEntryCharge(long bytes) {
-            this.estimatedEntryCharge = bytes;
+            settings.estimatedEntryCharge = bytes;
             return this;
         }
 
         /** See {@link AutoHyperClockCache.Builder#minAvgEntryCharge}; Auto only. */
         public Builder minAvgEntryCharge(long bytes) {
-            this.minAvgEntryCharge = bytes;
+            settings.minAvgEntryCharge = bytes;
             return this;
         }
 
@@ -95,17 +95,13 @@ public abstract class HyperClockCache extends ShardedCache {
             return target().build();
         }
 
-        /** The builder of the table this one picks, with every option passed on. */
+        /** The builder of the table this one picks, over the same settings. */
         private HyperClockOptions<?> target() {
-            Args.requireInRange("estimatedEntryCharge", estimatedEntryCharge, 0, Long.MAX_VALUE);
-            HyperClockOptions<?> target = estimatedEntryCharge > 0
-                    ? FixedHyperClockCache.builder().estimatedEntryCharge(estimatedEntryCharge)
-                    : AutoHyperClockCache.builder().minAvgEntryCharge(minAvgEntryCharge);
-            target.capacity(capacity).numShardBits(numShardBits)
-                    .strictCapacityLimit(strictCapacityLimit).evictionEffortCap(evictionEffortCap)
-                    .chargeMetadata(chargeMetadata).hashSeed(hashSeed).recordStats(recordStats)
-                    .admission(admission);
-            return target;
+            Args.requireInRange("estimatedEntryCharge", settings.estimatedEntryCharge, 0,
+                    Long.MAX_VALUE);
+            return settings.estimatedEntryCharge > 0
+                    ? new FixedHyperClockCache.Builder(settings)
+                    : new AutoHyperClockCache.Builder(settings);
         }
     }
 
@@ -350,32 +346,8 @@ public abstract class HyperClockCache extends ShardedCache {
         }
     }
 
-    @Override
-    void applyCapacity(long capacity) {
-        long perShard = perShardCapacity(capacity, tables.length);
-        for (ClockShard table : tables) {
-            table.setCapacity(perShard);
-        }
-    }
 
-    @Override
-    public long usage() {
-        long sum = 0;
-        for (ClockShard table : tables) {
-            sum += table.usage();
-        }
-        return sum;
-    }
 
-    @Override
-    public long pinnedUsage() {
-        checkOpen();
-        long sum = standaloneUsage();
-        for (ClockShard table : tables) {
-            sum += table.pinnedUsage();
-        }
-        return sum;
-    }
 
     /** Native bytes of standalone entries' records, values not included (0 until the first). */
     long standaloneRecordBytes() {
@@ -384,45 +356,18 @@ public abstract class HyperClockCache extends ShardedCache {
 
     /** Bytes charged by standalone entries (included in {@link #usage()}). */
     public long standaloneUsage() {
-        long sum = 0;
-        for (ClockShard table : tables) {
-            sum += table.standaloneUsage.get();
-        }
-        return sum;
+        return ShardSizing.sumOverShards(tables, ClockShard::standaloneUsage);
     }
 
-    @Override
-    public boolean strictCapacityLimit() {
-        return tables[0].strict();
-    }
 
-    @Override
-    public void setStrictCapacityLimit(boolean strict) {
-        checkOpen();
-        for (ClockShard table : tables) {
-            table.setStrict(strict);
-        }
-    }
 
-    @Override
-    public long entryCount() {
-        long sum = 0;
-        for (ClockShard table : tables) {
-            sum += table.occupancy();
-        }
-        return sum;
-    }
 
     /**
      * Most entries the tables accept at their current size: beyond it an insert must first evict
      * to free a slot (fixed tables), or grow the table (Auto tables, up to their reservation).
      */
     public long occupancyLimit() {
-        long sum = 0;
-        for (ClockShard table : tables) {
-            sum += table.occupancyLimit();
-        }
-        return sum;
+        return ShardSizing.sumOverShards(tables, ClockShard::occupancyLimit);
     }
 
     /**
@@ -430,16 +375,9 @@ public abstract class HyperClockCache extends ShardedCache {
      * to its grow frontier (its reservation may hold more).
      */
     public long tableSlots() {
-        long sum = 0;
-        for (ClockShard table : tables) {
-            sum += table.usedSlots();
-        }
-        return sum;
+        return ShardSizing.sumOverShards(tables, ClockShard::usedSlots);
     }
 
-    public int numShards() {
-        return tables.length;
-    }
 
     /**
      * Scans every slot of every shard for RocksDB-style occupancy diagnostics (see
@@ -476,10 +414,7 @@ public abstract class HyperClockCache extends ShardedCache {
     }
 
     @Override
-    void freeAllNative() {
-        for (ClockShard table : tables) {
-            table.freeAll();
-        }
+    void freeOutsideShards() {
         standalone.freeAll();
     }
 }

@@ -15,9 +15,9 @@ public abstract class HyperClockOptions<B extends HyperClockOptions<B>> extends 
     /** RocksDB's default minimum shard size for HyperClockCache when choosing shard bits. */
     static final long MIN_SHARD_BYTES = 32L << 20;
 
-    int evictionEffortCap = 30;
 
-    HyperClockOptions() {
+    HyperClockOptions(BuilderSettings settings) {
+        super(settings);
     }
 
     @Override
@@ -31,43 +31,21 @@ public abstract class HyperClockOptions<B extends HyperClockOptions<B>> extends 
      * pinning the cache may then hold about 1/cap more than its capacity instead of burning CPU.
      */
     public B evictionEffortCap(int cap) {
-        this.evictionEffortCap = cap;
+        settings.evictionEffortCap = cap;
         return self();
     }
 
     @Override
     public void validate() {
         super.validate();
-        Args.requireInRange("evictionEffortCap", evictionEffortCap, 1, Integer.MAX_VALUE);
+        Args.requireInRange("evictionEffortCap", settings.evictionEffortCap, 1, Integer.MAX_VALUE);
     }
 
     @Override
     public abstract HyperClockCache build();
 
-    /** Makes the table of one shard. */
-    interface TableMaker {
-        ClockShard make(int shard, long shardCapacity, long usageLimit, CacheMemory memory);
-    }
-
-    /** Makes every shard's table, freeing those already made if one fails. */
-    final ClockShard[] makeTables(CacheMemory memory, TableMaker maker) {
-        int shards = shardCount();
-        long perShard = HyperClockCache.perShardCapacity(capacity, shards);
-        long usageLimit = shardUsageLimit(shardBits());
-        ClockShard[] tables = new ClockShard[shards];
-        try {
-            for (int i = 0; i < shards; i++) {
-                tables[i] = maker.make(i, perShard, usageLimit, memory);
-            }
-        } catch (RuntimeException | Error e) {
-            memory.closeArena();
-            for (ClockShard table : tables) {
-                if (table != null) {
-                    table.freeAll();
-                }
-            }
-            throw e;
-        }
-        return tables;
+    /** Makes every shard's table (see {@link #makeShards}). */
+    final ClockShard[] makeTables(CacheMemory memory, ShardMaker<ClockShard> maker) {
+        return makeShards(new ClockShard[shardCount()], memory, maker);
     }
 }

@@ -11,6 +11,7 @@ import dev.clockwork.offheap.memory.CacheMemory;
 import dev.clockwork.offheap.memory.EntryStamp;
 import dev.clockwork.offheap.memory.NativeAllocator;
 import dev.clockwork.offheap.memory.RecordSlab;
+import dev.clockwork.offheap.shard.ShardSizing;
 
 /**
  * A sharded off-heap LRU cache with three priority pools, as RocksDB's LRUCache: entries, the hash
@@ -44,7 +45,7 @@ public final class LruCache extends ShardedCache {
 
     private LruCache(CacheMemory memory, LruShard[] shards, long capacity, long hashSeed,
                      Admission admission) {
-        super(memory, capacity, hashSeed, admission);
+        super(memory, shards, capacity, hashSeed, admission);
         this.shards = shards;
         this.shardMask = shards.length - 1;
         this.shardBits = Integer.numberOfTrailingZeros(shards.length);
@@ -64,10 +65,9 @@ public final class LruCache extends ShardedCache {
      * record, and is refused ({@code memoryLimitRejects}) when every record is pinned.
      */
     public static final class Builder extends CacheOptions<Builder> {
-        private double highPriPoolRatio = 0.5;
-        private double lowPriPoolRatio = 0.0;
 
         private Builder() {
+            super(new BuilderSettings());
         }
 
         @Override
@@ -77,57 +77,40 @@ public final class LruCache extends ShardedCache {
 
         /** Share of capacity for the high pool, 0..1 (default 0.5, as RocksDB); 0: no pool. */
         public Builder highPriPoolRatio(double ratio) {
-            this.highPriPoolRatio = ratio;
+            settings.highPriPoolRatio = ratio;
             return this;
         }
 
         /** Share of capacity for the low pool, 0..1 (default 0, as RocksDB); 0: no pool. */
         public Builder lowPriPoolRatio(double ratio) {
-            this.lowPriPoolRatio = ratio;
+            settings.lowPriPoolRatio = ratio;
             return this;
         }
 
         @Override
         public void validate() {
             super.validate();
-            Args.requireInRange("highPriPoolRatio", highPriPoolRatio, 0.0, 1.0);
-            Args.requireInRange("lowPriPoolRatio", lowPriPoolRatio, 0.0, 1.0);
-            if (highPriPoolRatio + lowPriPoolRatio > 1.0) {
+            Args.requireInRange("highPriPoolRatio", settings.highPriPoolRatio, 0.0, 1.0);
+            Args.requireInRange("lowPriPoolRatio", settings.lowPriPoolRatio, 0.0, 1.0);
+            if (settings.highPriPoolRatio + settings.lowPriPoolRatio > 1.0) {
                 throw new IllegalArgumentException("highPriPoolRatio + lowPriPoolRatio is "
-                        + (highPriPoolRatio + lowPriPoolRatio) + "; at most 1.0");
+                        + (settings.highPriPoolRatio + settings.lowPriPoolRatio) + "; at most 1.0");
             }
         }
 
         @Override
         public LruCache build() {
             validate();
-            CacheMemory memory = new CacheMemory(recordStats);
+            CacheMemory memory = new CacheMemory(settings.recordStats);
             int shardBits = shardBits();
-            int count = 1 << shardBits;
-            long perShard = perShardCapacity(capacity, count);
-            long usageLimit = shardUsageLimit(shardBits);
             int maxChunks = RecordSlab.maxChunks(shardBits);
-            LruShard[] shards = new LruShard[count];
-            try {
-                for (int i = 0; i < count; i++) {
-                    shards[i] = new LruShard(memory.all(), i, shardBits, memory.stampSalt,
-                            memory.stats, perShard, usageLimit, maxChunks, strictCapacityLimit,
-                            highPriPoolRatio, lowPriPoolRatio, chargeMetadata);
-                }
-            } catch (RuntimeException | Error e) {
-                memory.closeArena();
-                freeShards(shards);
-                throw e;
-            }
-            return new LruCache(memory, shards, capacity, hashSeed, admission);
-        }
-    }
-
-    private static void freeShards(LruShard[] shards) {
-        for (LruShard shard : shards) {
-            if (shard != null) {
-                shard.freeAll();
-            }
+            BuilderSettings o = settings;
+            LruShard[] shards = makeShards(new LruShard[1 << shardBits], memory,
+                    (shard, shardCapacity, usageLimit, mem) -> new LruShard(mem.all(), shard,
+                            shardBits, mem.stampSalt, mem.stats, shardCapacity, usageLimit,
+                            maxChunks, o.strictCapacityLimit, o.highPriPoolRatio,
+                            o.lowPriPoolRatio, o.chargeMetadata));
+            return new LruCache(memory, shards, o.capacity, o.hashSeed, o.admission);
         }
     }
 
@@ -219,32 +202,8 @@ public final class LruCache extends ShardedCache {
 
     // ---------------------------------------------------------------- capacity and usage
 
-    @Override
-    void applyCapacity(long capacity) {
-        long perShard = perShardCapacity(capacity, shards.length);
-        for (LruShard shard : shards) {
-            shard.setCapacity(perShard);
-        }
-    }
 
-    @Override
-    public long usage() {
-        long sum = 0;
-        for (LruShard shard : shards) {
-            sum += shard.usage();
-        }
-        return sum;
-    }
 
-    @Override
-    public long pinnedUsage() {
-        checkOpen(); // as HyperClock's, which must scan its tables for it
-        long sum = 0;
-        for (LruShard shard : shards) {
-            sum += shard.pinnedUsage();
-        }
-        return sum;
-    }
 
     /**
      * Usage by pool, summed over shards (each shard read under its lock; the sum is not atomic
@@ -277,44 +236,14 @@ public final class LruCache extends ShardedCache {
         }
     }
 
-    @Override
-    public boolean strictCapacityLimit() {
-        return shards[0].strict();
-    }
 
-    @Override
-    public void setStrictCapacityLimit(boolean strict) {
-        checkOpen();
-        for (LruShard shard : shards) {
-            shard.setStrict(strict);
-        }
-    }
 
-    @Override
-    public long entryCount() {
-        long sum = 0;
-        for (LruShard shard : shards) {
-            sum += shard.entryCount();
-        }
-        return sum;
-    }
 
     /** Native bytes of the indexes and entry records (not the values). */
     public long metadataBytes() {
         checkOpen();
-        long sum = 0;
-        for (LruShard shard : shards) {
-            sum += shard.metadataBytes();
-        }
-        return sum;
+        return ShardSizing.sumOverShards(shards, LruShard::metadataBytes);
     }
 
-    public int numShards() {
-        return shards.length;
-    }
 
-    @Override
-    void freeAllNative() {
-        freeShards(shards);
-    }
 }

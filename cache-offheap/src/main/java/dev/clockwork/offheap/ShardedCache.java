@@ -15,6 +15,8 @@ import dev.clockwork.offheap.clock.SlotLayout;
 import dev.clockwork.offheap.memory.CacheMemory;
 import dev.clockwork.offheap.memory.NativeAllocator;
 import dev.clockwork.offheap.memory.StatsCounters;
+import dev.clockwork.offheap.shard.Shard;
+import dev.clockwork.offheap.shard.ShardSizing;
 
 /**
  * What every off-heap cache shares, whatever its index: key hashing, the admission hook and
@@ -28,13 +30,17 @@ import dev.clockwork.offheap.memory.StatsCounters;
 public abstract class ShardedCache implements Cache {
     final CacheMemory memory;
     final StatsCounters stats;
+    /** The shards, as the loops over all of them see them; subclasses keep them typed. */
+    private final Shard[] shards;
     private final long hashSeed;
     private final Admission admission;
     private volatile boolean closed;
     private volatile long capacity;
 
-    ShardedCache(CacheMemory memory, long capacity, long hashSeed, Admission admission) {
+    ShardedCache(CacheMemory memory, Shard[] shards, long capacity, long hashSeed,
+                 Admission admission) {
         this.memory = memory;
+        this.shards = shards;
         this.stats = memory.stats;
         this.capacity = capacity;
         this.hashSeed = hashSeed;
@@ -43,27 +49,10 @@ public abstract class ShardedCache implements Cache {
 
     /**
      * Capacity of each of {@code shards} shards (a power of two): the total split evenly, rounded
-     * up, but at most the shard's share of {@link CacheOptions#MAX_USAGE}. Exact for every
-     * positive {@code long}: the rounding adds after dividing, so it cannot overflow.
+     * up, but at most the shard's share of {@link CacheOptions#MAX_USAGE}.
      */
     static long perShardCapacity(long capacity, int shards) {
-        long share = capacity / shards + (capacity % shards == 0 ? 0 : 1);
-        return Math.min(share, CacheOptions.MAX_USAGE / shards);
-    }
-
-    /**
-     * RocksDB's default: one more shard bit per doubling of capacity over {@code minShardSize},
-     * at most 6 bits (64 shards).
-     */
-    static int defaultShardBits(long capacity, long minShardSize) {
-        int bits = 0;
-        long shards = capacity / minShardSize;
-        while ((shards >>= 1) != 0) {
-            if (++bits >= 6) {
-                return bits;
-            }
-        }
-        return bits;
+        return ShardSizing.perShardCapacity(capacity, shards, CacheOptions.MAX_USAGE / shards);
     }
 
     final void checkOpen() {
@@ -178,11 +167,9 @@ public abstract class ShardedCache implements Cache {
                 + " freed while it was read (released already?)");
     }
 
-    /** Passes a new capacity on to the shards. */
-    abstract void applyCapacity(long capacity);
-
-    /** Frees every native byte; called once, after the arena is closed. */
-    abstract void freeAllNative();
+    /** Frees what the cache holds outside its shards; once, after the shards' memory. */
+    void freeOutsideShards() {
+    }
 
     // ---------------------------------------------------------------- lookup and erase
 
@@ -402,7 +389,43 @@ public abstract class ShardedCache implements Cache {
         checkOpen();
         Args.requirePositive("capacity", capacity);
         this.capacity = capacity;
-        applyCapacity(capacity);
+        long perShard = perShardCapacity(capacity, shards.length);
+        for (Shard shard : shards) {
+            shard.setCapacity(perShard);
+        }
+    }
+
+    @Override
+    public final long usage() {
+        return ShardSizing.sumOverShards(shards, Shard::usage);
+    }
+
+    @Override
+    public long pinnedUsage() {
+        checkOpen(); // a HyperClock shard scans its table for it
+        return ShardSizing.sumOverShards(shards, Shard::pinnedUsage);
+    }
+
+    @Override
+    public final long entryCount() {
+        return ShardSizing.sumOverShards(shards, Shard::entryCount);
+    }
+
+    @Override
+    public final boolean strictCapacityLimit() {
+        return shards[0].strict();
+    }
+
+    @Override
+    public final void setStrictCapacityLimit(boolean strict) {
+        checkOpen();
+        for (Shard shard : shards) {
+            shard.setStrict(strict);
+        }
+    }
+
+    public final int numShards() {
+        return shards.length;
     }
 
     @Override
@@ -431,6 +454,7 @@ public abstract class ShardedCache implements Cache {
             closed = true;
         }
         memory.closeArena();
-        freeAllNative();
+        ShardSizing.forEachShard(shards, Shard::freeAll);
+        freeOutsideShards();
     }
 }

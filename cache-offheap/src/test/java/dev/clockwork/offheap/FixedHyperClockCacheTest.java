@@ -1,5 +1,6 @@
 package dev.clockwork.offheap;
 
+import dev.clockwork.offheap.shard.ShardSizing;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -438,9 +439,9 @@ class FixedHyperClockCacheTest {
 
     @Test
     void defaultShardingFollowsRocksDb() {
-        assertEquals(5, HyperClockCache.defaultShardBits(1L << 30, 32L << 20));
-        assertEquals(6, HyperClockCache.defaultShardBits(64L << 30, 32L << 20));
-        assertEquals(0, HyperClockCache.defaultShardBits(8_000_000, 32L << 20));
+        assertEquals(5, ShardSizing.defaultShardBits(1L << 30, 32L << 20));
+        assertEquals(6, ShardSizing.defaultShardBits(64L << 30, 32L << 20));
+        assertEquals(0, ShardSizing.defaultShardBits(8_000_000, 32L << 20));
         // 1 GiB, 8 KiB estimate: 32 shards of 8192 slots, as RocksDB's cache_bench reports.
         var cache = track(FixedHyperClockCache.builder().capacity(1L << 30)
                 .estimatedEntryCharge(8192).build());

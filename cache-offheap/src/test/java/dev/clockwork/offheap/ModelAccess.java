@@ -91,7 +91,7 @@ public final class ModelAccess {
                 s.occupancyLimit[i] = t.occupancyLimit();
                 s.metadata[i] = t.metadataCharge();
                 s.standaloneUsage[i] = t.standaloneUsage.get();
-                s.pinnedUsage[i] = t.pinnedUsage();
+                s.pinnedUsage[i] = t.tablePinnedUsage();
                 s.slots[i] = t.usedSlots();
             }
             return s;

@@ -81,8 +81,12 @@ class ReleasedLargeValueViewTest {
                     "-Xmx64m",
                     "-cp", childClassPath(),
                     Child.class.getName(), kind.name()));
-            Process child = new ProcessBuilder(command).directory(dir.toFile())
-                    .redirectErrorStream(true).start();
+            ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile())
+                    .redirectErrorStream(true);
+            // A fixed threshold turns off glibc's dynamic one, which rises when the JVM frees a
+            // large block of its own and would then serve the value from the heap, not a mapping.
+            builder.environment().put("MALLOC_MMAP_THRESHOLD_", "131072");
+            Process child = builder.start();
             String output = new String(child.getInputStream().readAllBytes(),
                     StandardCharsets.UTF_8);
             assertTrue(child.waitFor(CHILD_SECONDS, TimeUnit.SECONDS), "child did not finish");

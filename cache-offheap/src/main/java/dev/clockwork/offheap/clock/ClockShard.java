@@ -9,6 +9,7 @@ import dev.clockwork.offheap.CacheOptions;
 import dev.clockwork.offheap.ShardedCache;
 import dev.clockwork.offheap.memory.CacheMemory;
 import dev.clockwork.offheap.memory.NativeAllocator;
+import dev.clockwork.offheap.shard.Shard;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,7 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * claims one and in what order the sweep goes; every change of a slot's entry is
  * {@link ClockProtocol}'s.
  */
-public abstract class ClockShard extends ClockProtocol {
+public abstract class ClockShard extends ClockProtocol implements Shard {
     // Results of insert that are not a FoundEntry; none equals FoundEntry.NONE.
     /** Not stored, nothing charged: free the value ("as if inserted and evicted at once"). */
     public static final long INSERT_DROPPED = -2;
@@ -258,6 +259,17 @@ public abstract class ClockShard extends ClockProtocol {
         return CHARGED;
     }
 
+    /** Entries in the table (and inserts in flight that have claimed their place). */
+    @Override
+    public final long entryCount() {
+        return occupancy();
+    }
+
+    /** Bytes charged by the shard's standalone entries (part of {@link #usage()}). */
+    public final long standaloneUsage() {
+        return standaloneUsage.get();
+    }
+
     public final long capacity() {
         return capacity;
     }
@@ -282,8 +294,14 @@ public abstract class ClockShard extends ClockProtocol {
 
     // ---------------------------------------------------------------- scans
 
-    /** Bytes charged by referenced entries, counting each slot's metadata if charged. */
+    /** Bytes charged by referenced entries: the table's and the standalone ones (always held). */
+    @Override
     public final long pinnedUsage() {
+        return tablePinnedUsage() + standaloneUsage.get();
+    }
+
+    /** Bytes charged by the table's referenced entries, with their slots if charged. A scan. */
+    public final long tablePinnedUsage() {
         long sum = 0;
         long end = usedSlots() * SLOT_BYTES;
         for (long slot = 0; slot < end; slot += SLOT_BYTES) {

@@ -29,6 +29,7 @@ import dev.clockwork.offheap.memory.EntryStamp;
 import dev.clockwork.offheap.memory.NativeAllocator;
 import dev.clockwork.offheap.memory.RecordSlab;
 import dev.clockwork.offheap.memory.StatsCounters;
+import dev.clockwork.offheap.shard.Shard;
 
 /**
  * One shard of the LRU cache: a hash index and one LRU list of unreferenced entries, split into
@@ -47,7 +48,7 @@ import dev.clockwork.offheap.memory.StatsCounters;
  * <p>A monitor rather than a {@code ReentrantLock}: every critical section is a few dozen
  * nanoseconds, and a contended monitor spins before it parks and allocates nothing.
  */
-public final class LruShard {
+public final class LruShard implements Shard {
     /**
      * Off only to measure what the pools cost: with the pools bypassed, every entry goes to the
      * newest end and no cursor or pool usage is kept. A constant, so the JIT removes the dead side.

@@ -1,0 +1,31 @@
+package dev.clockwork.offheap;
+
+import dev.clockwork.cache.admission.Admission;
+import dev.clockwork.offheap.clock.AutoClockTable;
+
+/**
+ * Every option of every cache builder, in one object that the builders write through and read
+ * when they build. A builder that delegates ({@link HyperClockCache.Builder} picks Fixed or Auto)
+ * hands the same object on, so an option is declared once here and set by one setter, whichever
+ * builder the user holds. Defaults are the documented ones of each setter.
+ */
+final class BuilderSettings {
+    // CacheOptions: every cache.
+    long capacity = -1;
+    int numShardBits = -1;
+    boolean strictCapacityLimit;
+    boolean chargeMetadata = true;
+    long hashSeed = 0x5eed_c10c_c0de_5eedL;
+    Admission admission = Admission.ALWAYS;
+    boolean recordStats = true;
+
+    // HyperClockOptions: both HyperClock tables.
+    int evictionEffortCap = 30;
+    /** 0: not given (the HyperClock builder then builds an Auto table); Fixed requires it. */
+    long estimatedEntryCharge;
+    long minAvgEntryCharge = AutoClockTable.DEFAULT_MIN_AVG_ENTRY_CHARGE;
+
+    // LruCache.Builder.
+    double highPriPoolRatio = 0.5;
+    double lowPriPoolRatio = 0.0;
+}
