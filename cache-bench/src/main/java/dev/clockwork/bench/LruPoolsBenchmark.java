@@ -19,44 +19,21 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
-import dev.clockwork.offheap.lru.LruShard;
 
 /**
- * What the {@link LruCache}'s three priority pools cost: the "no passive cost" check (with both
- * pool ratios at 0, throughput must be at least 0.98x that of the same cache with the pool
- * bookkeeping compiled out), and the overhead when the pools are in use.
- *
- * <h2>How the comparison is made</h2>
- * The LRU shard reads the system property {@code clockwork.lru.bypassPools} once, into
- * {@code static final boolean LruShard.POOLS}. The JIT folds that constant, so in a JVM started
- * with {@code -Dclockwork.lru.bypassPools=true} the pool code (cursors, pool flags and usages,
- * overflow demotion) is not just skipped but absent from the compiled hot path: every entry goes
- * to the newest end of its shard's list, as in a plain LRU. A JVM can have only one value, so
- * each benchmark method carries its own {@link Fork} annotation:
- * <ul>
- *   <li>{@code *_pooled} methods fork with {@code -Dclockwork.lru.bypassPools=false} (the shipped
- *       code);</li>
- *   <li>{@code *_bypassed} methods fork with {@code -Dclockwork.lru.bypassPools=true};</li>
- * </ul>
- * otherwise the forks' command lines, the workloads, caches, shard counts and key sequences are
- * identical. One JMH invocation runs both, and their rows sort next to each other
- * ({@code hit_1t_bypassed}, {@code hit_1t_pooled}, ...). Each trial's setup checks that its fork
- * got the switch it asked for (the property, and a probe cache whose {@code HIGH} entry must, or
- * must not, show up in {@link LruCache#poolUsage()}), and fails otherwise.
- *
- * <p>The pass criterion: score({@code *_pooled}, {@code ratios=0/0}) &ge; 0.98 &times;
- * score({@code *_bypassed}) of the same workload and thread count, within the error bars (use
- * several forks; fork-to-fork variation of a few percent is normal). The {@code 0.5/0} and
- * {@code 0.5/0.2} rows against the bypassed row give the cost of pools in use.
+ * What the {@link LruCache}'s three priority pools cost: the same cache and workload with the pools
+ * in use ({@code 0.5/0}, {@code 0.5/0.2}) against none ({@code 0/0}). With both ratios at 0 the
+ * list is a plain LRU: every entry goes to the newest end and no cursor or pool usage is kept,
+ * after one test of a final field per list operation, so the {@code 0/0} row is the plain LRU's
+ * cost and the others' ratio to it the pools' overhead. One JMH invocation runs all three; each
+ * trial checks that its cache's pools are as its ratios say (a {@code HIGH} entry shows up in
+ * {@link LruCache#poolUsage()} exactly when there is a high pool).
  *
  * <h2>Parameters</h2>
  * <ul>
- *   <li>{@code ratios} ({@code *_pooled} only): {@code highPriPoolRatio/lowPriPoolRatio}.
+ *   <li>{@code ratios}: {@code highPriPoolRatio/lowPriPoolRatio}.
  *       {@code 0/0}: no high or low pool, the passive-cost case. {@code 0.5/0}: RocksDB's default
  *       (high pool, no low pool). {@code 0.5/0.2}: all three pools.</li>
- *   <li>The {@code *_bypassed} methods have no {@code ratios} (JMH prints {@code N/A}): with the
- *       pools compiled out the ratios change nothing, so their caches are built with 0/0 and only
- *       the {@code 0/0} pooled row is a like-for-like comparison.</li>
  * </ul>
  *
  * <h2>Workloads</h2>
@@ -88,8 +65,6 @@ import dev.clockwork.offheap.lru.LruShard;
 @Measurement(iterations = 5, time = 1)
 @State(Scope.Benchmark)
 public class LruPoolsBenchmark {
-    static final String BYPASS_PROPERTY = "clockwork.lru.bypassPools";
-
     static final int VALUE_BYTES = 64;
     /** What an entry counts against capacity: its value and its 64-byte record. */
     static final long ENTRY_CHARGE = VALUE_BYTES + 64;
@@ -143,25 +118,18 @@ public class LruPoolsBenchmark {
         random.nextBytes(value);
     }
 
-    // ------------------------------------------------------------------ the fork switch
+    // ------------------------------------------------------------------ setup
 
-    /**
-     * Fails unless this JVM's pools are as the fork asked: the property, and what a probe cache
-     * does with a {@code HIGH} entry (high pool usage stays 0 only when the pools are compiled out).
-     */
-    static void checkPools(boolean expectPools) {
-        boolean bypassed = Boolean.getBoolean(BYPASS_PROPERTY);
-        long highUsage;
+    /** Fails unless a {@code HIGH} entry lands in the high pool exactly when it should. */
+    static void checkPools(LruCache cache, double high) {
         try (LruCache probe = LruCache.builder().capacity(1 << 20).numShardBits(0)
-                .highPriPoolRatio(0.5).lowPriPoolRatio(0).build()) {
+                .highPriPoolRatio(high).lowPriPoolRatio(0).build()) {
             probe.insert(1, 0, new byte[8], 0, 8, 8, Priority.HIGH);
-            highUsage = probe.poolUsage().high();
-        }
-        boolean pools = highUsage > 0;
-        if (bypassed == expectPools || pools != expectPools) {
-            throw new IllegalStateException("fork expected pools " + (expectPools ? "on" : "off")
-                    + " but -D" + BYPASS_PROPERTY + "=" + bypassed + " and the probe's high pool"
-                    + " holds " + highUsage + " B");
+            long highUsage = probe.poolUsage().high();
+            if ((highUsage > 0) != (high > 0)) {
+                throw new IllegalStateException("highPriPoolRatio " + high
+                        + " but the probe's high pool holds " + highUsage + " B");
+            }
         }
     }
 
@@ -192,9 +160,9 @@ public class LruPoolsBenchmark {
     public abstract static class HitCache {
         LruCache cache;
 
-        void fill(double high, double low, boolean expectPools) {
-            checkPools(expectPools);
+        void fill(double high, double low) {
             cache = build(HIT_CAPACITY, high, low);
+            checkPools(cache, high);
             byte[] v = new byte[VALUE_BYTES];
             for (int i = 0; i < HIT_ENTRIES; i++) {
                 v[0] = (byte) i;
@@ -214,8 +182,8 @@ public class LruPoolsBenchmark {
                 }
                 cache.release(h);
             }
-            System.out.printf("%nlru hit: pools %s, ratios %.2f/%.2f, capacity %d B, %d shards,"
-                            + " usage %d B, %s%n", expectPools ? "on" : "BYPASSED", high, low,
+            System.out.printf("%nlru hit: ratios %.2f/%.2f, capacity %d B, %d shards,"
+                            + " usage %d B, %s%n", high, low,
                     cache.capacity(), cache.numShards(), cache.usage(), cache.poolUsage());
         }
 
@@ -235,16 +203,7 @@ public class LruPoolsBenchmark {
         @Setup(Level.Trial)
         public void setUp() {
             double[] r = parseRatios(ratios);
-            fill(r[0], r[1], true);
-        }
-    }
-
-    /** No ratios: the pools are compiled out, so the cache is built with 0/0. */
-    @State(Scope.Benchmark)
-    public static class BypassedHit extends HitCache {
-        @Setup(Level.Trial)
-        public void setUp() {
-            fill(0, 0, false);
+            fill(r[0], r[1]);
         }
     }
 
@@ -254,14 +213,14 @@ public class LruPoolsBenchmark {
     public abstract static class MixCache {
         LruCache cache;
 
-        void fill(LruPoolsBenchmark bench, double high, double low, boolean expectPools) {
-            checkPools(expectPools);
+        void fill(LruPoolsBenchmark bench, double high, double low) {
             cache = build(MIX_CAPACITY, high, low);
+            checkPools(cache, high);
             for (int k = MIX_KEYS - 1; k >= 0; k--) { // hottest keys last, so they stay
                 cache.insert(k, 0L, bench.value, 0, VALUE_BYTES, VALUE_BYTES, priorityOf(k));
             }
-            System.out.printf("%nlru mix: pools %s, ratios %.2f/%.2f, capacity %d B, %d shards,"
-                            + " %d entries, %s%n", expectPools ? "on" : "BYPASSED", high, low,
+            System.out.printf("%nlru mix: ratios %.2f/%.2f, capacity %d B, %d shards,"
+                            + " %d entries, %s%n", high, low,
                     cache.capacity(), cache.numShards(), cache.entryCount(), cache.poolUsage());
         }
 
@@ -282,16 +241,7 @@ public class LruPoolsBenchmark {
         @Setup(Level.Trial)
         public void setUp(LruPoolsBenchmark bench) {
             double[] r = parseRatios(ratios);
-            fill(bench, r[0], r[1], true);
-        }
-    }
-
-    /** No ratios: the pools are compiled out, so the cache is built with 0/0. */
-    @State(Scope.Benchmark)
-    public static class BypassedMix extends MixCache {
-        @Setup(Level.Trial)
-        public void setUp(LruPoolsBenchmark bench) {
-            fill(bench, 0, 0, false);
+            fill(bench, r[0], r[1]);
         }
     }
 
@@ -337,33 +287,15 @@ public class LruPoolsBenchmark {
 
     @Benchmark
     @Threads(1)
-    @Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g",
-            "-Dclockwork.lru.bypassPools=true"})
-    public long hit_1t_bypassed(BypassedHit c, KeyCursor cursor) {
-        return hit(c.cache, cursor);
-    }
-
-    @Benchmark
-    @Threads(1)
-    @Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g",
-            "-Dclockwork.lru.bypassPools=false"})
-    public long hit_1t_pooled(PooledHit c, KeyCursor cursor) {
+    @Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g"})
+    public long hit_1t(PooledHit c, KeyCursor cursor) {
         return hit(c.cache, cursor);
     }
 
     @Benchmark
     @Threads(2)
-    @Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g",
-            "-Dclockwork.lru.bypassPools=true"})
-    public long hit_2t_bypassed(BypassedHit c, KeyCursor cursor) {
-        return hit(c.cache, cursor);
-    }
-
-    @Benchmark
-    @Threads(2)
-    @Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g",
-            "-Dclockwork.lru.bypassPools=false"})
-    public long hit_2t_pooled(PooledHit c, KeyCursor cursor) {
+    @Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g"})
+    public long hit_2t(PooledHit c, KeyCursor cursor) {
         return hit(c.cache, cursor);
     }
 
@@ -371,33 +303,15 @@ public class LruPoolsBenchmark {
 
     @Benchmark
     @Threads(1)
-    @Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g",
-            "-Dclockwork.lru.bypassPools=true"})
-    public long mix_1t_bypassed(BypassedMix c, KeyCursor cursor, LookupCounts n) {
-        return mix(c.cache, cursor, n);
-    }
-
-    @Benchmark
-    @Threads(1)
-    @Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g",
-            "-Dclockwork.lru.bypassPools=false"})
-    public long mix_1t_pooled(PooledMix c, KeyCursor cursor, LookupCounts n) {
+    @Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g"})
+    public long mix_1t(PooledMix c, KeyCursor cursor, LookupCounts n) {
         return mix(c.cache, cursor, n);
     }
 
     @Benchmark
     @Threads(2)
-    @Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g",
-            "-Dclockwork.lru.bypassPools=true"})
-    public long mix_2t_bypassed(BypassedMix c, KeyCursor cursor, LookupCounts n) {
-        return mix(c.cache, cursor, n);
-    }
-
-    @Benchmark
-    @Threads(2)
-    @Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g",
-            "-Dclockwork.lru.bypassPools=false"})
-    public long mix_2t_pooled(PooledMix c, KeyCursor cursor, LookupCounts n) {
+    @Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g"})
+    public long mix_2t(PooledMix c, KeyCursor cursor, LookupCounts n) {
         return mix(c.cache, cursor, n);
     }
 }

@@ -6,6 +6,7 @@ import dev.clockwork.offheap.clock.AutoClockTable;
 import dev.clockwork.offheap.clock.ClockShard;
 import dev.clockwork.offheap.clock.SlotLayout;
 import dev.clockwork.offheap.memory.CacheMemory;
+import dev.clockwork.offheap.memory.CloseGate;
 
 /**
  * HyperClockCache over tables that grow as entries arrive ({@link AutoClockTable}): no estimate of
@@ -24,9 +25,10 @@ import dev.clockwork.offheap.memory.CacheMemory;
  */
 public final class AutoHyperClockCache extends HyperClockCache {
 
-    private AutoHyperClockCache(CacheMemory memory, ClockShard[] tables, long capacity,
+    private AutoHyperClockCache(CacheMemory memory, CloseGate gate, ClockShard[] tables,
+                                long capacity,
                                 long hashSeed, Admission admission) {
-        super(memory, tables, capacity, hashSeed, admission);
+        super(memory, gate, tables, capacity, hashSeed, admission);
     }
 
     public static Builder builder() {
@@ -104,11 +106,13 @@ public final class AutoHyperClockCache extends HyperClockCache {
             validate();
             int shardBits = shardBits();
             CacheMemory memory = new CacheMemory(settings.recordStats);
-            ClockShard[] tables = makeTables(memory, (shard, shardCapacity, usageLimit, mem) ->
-                    new AutoClockTable(AutoClockTable.maxSlots(shardCapacity, settings.minAvgEntryCharge,
-                            settings.chargeMetadata, shardBits), shard, shardCapacity, usageLimit,
-                            settings.strictCapacityLimit, settings.evictionEffortCap, settings.chargeMetadata, mem));
-            return new AutoHyperClockCache(memory, tables, settings.capacity, settings.hashSeed, settings.admission);
+            CloseGate gate = new CloseGate();
+            BuilderSettings o = settings;
+            ClockShard[] tables = makeTables(memory, gate, context -> new AutoClockTable(
+                    AutoClockTable.maxSlots(context.capacity(), o.minAvgEntryCharge,
+                            o.chargeMetadata, shardBits), context));
+            return new AutoHyperClockCache(memory, gate, tables, o.capacity, o.hashSeed,
+                    o.admission);
         }
     }
 }

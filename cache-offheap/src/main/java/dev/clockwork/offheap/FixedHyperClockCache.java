@@ -6,6 +6,7 @@ import dev.clockwork.offheap.clock.ClockShard;
 import dev.clockwork.offheap.clock.FixedClockTable;
 import dev.clockwork.offheap.clock.SlotLayout;
 import dev.clockwork.offheap.memory.CacheMemory;
+import dev.clockwork.offheap.memory.CloseGate;
 
 /**
  * HyperClockCache over fixed-size open-addressing tables ({@link FixedClockTable}), sized once
@@ -23,9 +24,10 @@ import dev.clockwork.offheap.memory.CacheMemory;
  * }</pre>
  */
 public final class FixedHyperClockCache extends HyperClockCache {
-    private FixedHyperClockCache(CacheMemory memory, ClockShard[] tables, long capacity,
+    private FixedHyperClockCache(CacheMemory memory, CloseGate gate, ClockShard[] tables,
+                                 long capacity,
                                  long hashSeed, Admission admission) {
-        super(memory, tables, capacity, hashSeed, admission);
+        super(memory, gate, tables, capacity, hashSeed, admission);
     }
 
     public static Builder builder() {
@@ -158,10 +160,11 @@ public final class FixedHyperClockCache extends HyperClockCache {
             validate();
             int lengthBits = tableBits();
             CacheMemory memory = new CacheMemory(settings.recordStats);
-            ClockShard[] tables = makeTables(memory, (shard, shardCapacity, usageLimit, mem) ->
-                    new FixedClockTable(lengthBits, shard, shardCapacity, usageLimit,
-                            settings.strictCapacityLimit, settings.evictionEffortCap, settings.chargeMetadata, mem));
-            return new FixedHyperClockCache(memory, tables, settings.capacity, settings.hashSeed, settings.admission);
+            CloseGate gate = new CloseGate();
+            ClockShard[] tables = makeTables(memory, gate,
+                    context -> new FixedClockTable(lengthBits, context));
+            return new FixedHyperClockCache(memory, gate, tables, settings.capacity,
+                    settings.hashSeed, settings.admission);
         }
 
         /**

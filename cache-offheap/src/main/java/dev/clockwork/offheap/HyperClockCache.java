@@ -45,10 +45,13 @@ public abstract class HyperClockCache extends ShardedCache {
     /** log2 of the shard count: how many low bits of a table handle's location are the shard. */
     final int shardBits;
     private final StandaloneEntries standalone;
+    /** Inserts, erases and freeing releases run inside it; close shuts and drains it first. */
+    private final CloseGate gate;
 
-    HyperClockCache(CacheMemory memory, ClockShard[] tables, long capacity, long hashSeed,
-                    Admission admission) {
+    HyperClockCache(CacheMemory memory, CloseGate gate, ClockShard[] tables, long capacity,
+                    long hashSeed, Admission admission) {
         super(memory, tables, capacity, hashSeed, admission);
+        this.gate = gate;
         this.tables = tables;
         this.shardMask = tables.length - 1;
         this.shardBits = Integer.numberOfTrailingZeros(tables.length);
@@ -215,11 +218,11 @@ public abstract class HyperClockCache extends ShardedCache {
     long insertCopied(long h0, long h1, long address, int length, long charge, Priority priority,
                       boolean keepRef) {
         // Inside the gate close cannot stop us half way, holding a value it cannot see.
-        int stripe = memory.gate.enter();
+        int stripe = gate.enter();
         try {
             return insertInGate(h0, h1, address, length, charge, priority, keepRef);
         } finally {
-            memory.gate.exit(stripe);
+            gate.exit(stripe);
         }
     }
 
@@ -268,11 +271,11 @@ public abstract class HyperClockCache extends ShardedCache {
      * once close has begun the call is refused and close frees the entry.
      */
     private boolean releaseStandalone(long handle) {
-        int stripe = memory.gate.enter();
+        int stripe = gate.enter();
         try {
             return standalone.release(handle);
         } finally {
-            memory.gate.exit(stripe);
+            gate.exit(stripe);
         }
     }
 
@@ -338,11 +341,11 @@ public abstract class HyperClockCache extends ShardedCache {
 
     @Override
     boolean eraseHashed(long h0, long h1) {
-        int stripe = memory.gate.enter(); // erasing frees values: see insertCopied
+        int stripe = gate.enter(); // erasing frees values: see insertCopied
         try {
             return tables[shardOf(h0)].erase(h0, h1);
         } finally {
-            memory.gate.exit(stripe);
+            gate.exit(stripe);
         }
     }
 
@@ -411,6 +414,11 @@ public abstract class HyperClockCache extends ShardedCache {
         }
         return new TableReport(slots, occupied, window, minWindow, maxWindow, maxOccupiedRun,
                 maxEmptyRun, stats.evictionEffortExceeded.sum());
+    }
+
+    @Override
+    void beforeArenaClose() {
+        gate.shutAndDrain();
     }
 
     @Override

@@ -2,7 +2,9 @@ package dev.clockwork.offheap;
 
 import dev.clockwork.cache.Args;
 import dev.clockwork.offheap.clock.ClockShard;
+import dev.clockwork.offheap.clock.ClockShardContext;
 import dev.clockwork.offheap.memory.CacheMemory;
+import dev.clockwork.offheap.memory.CloseGate;
 
 /**
  * Options shared by every HyperClock cache builder ({@link HyperClockCache#builder()},
@@ -44,8 +46,17 @@ public abstract class HyperClockOptions<B extends HyperClockOptions<B>> extends 
     @Override
     public abstract HyperClockCache build();
 
-    /** Makes every shard's table (see {@link #makeShards}). */
-    final ClockShard[] makeTables(CacheMemory memory, ShardMaker<ClockShard> maker) {
-        return makeShards(new ClockShard[shardCount()], memory, maker);
+    /** Makes one shard's table given what every shard is made with. */
+    interface TableMaker {
+        ClockShard make(ClockShardContext context);
+    }
+
+    /** Makes every shard's table (see {@link #makeShards}), all closing with {@code gate}. */
+    final ClockShard[] makeTables(CacheMemory memory, CloseGate gate, TableMaker maker) {
+        BuilderSettings o = settings;
+        return makeShards(new ClockShard[shardCount()], memory,
+                (shard, shardCapacity, usageLimit, mem) -> maker.make(new ClockShardContext(shard,
+                        shardCapacity, usageLimit, o.strictCapacityLimit, o.evictionEffortCap,
+                        o.chargeMetadata, mem, gate)));
     }
 }

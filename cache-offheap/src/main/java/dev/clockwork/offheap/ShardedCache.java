@@ -11,10 +11,10 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import dev.clockwork.offheap.clock.ClockShard;
-import dev.clockwork.offheap.clock.SlotLayout;
 import dev.clockwork.offheap.memory.CacheMemory;
 import dev.clockwork.offheap.memory.NativeAllocator;
 import dev.clockwork.offheap.memory.StatsCounters;
+import dev.clockwork.offheap.memory.ValueHeader;
 import dev.clockwork.offheap.shard.Shard;
 import dev.clockwork.offheap.shard.ShardSizing;
 
@@ -23,9 +23,8 @@ import dev.clockwork.offheap.shard.ShardSizing;
  * stats around lookups and inserts, argument checks, copying values in and out of native memory,
  * and a close that cannot race into freed memory.
  *
- * <p>A handle resolves ({@link #recordAddress}) to the native address of an entry record whose key,
- * value address, charge and value length sit at {@link SlotLayout}'s offsets, whichever cache
- * made it; values are read through {@link CacheMemory#all()}, scoped to the cache's arena.
+ * <p>A handle resolves ({@link #recordAddress}) to the native address of an entry record that
+ * starts with a {@link ValueHeader}, whichever cache made it; values are read through {@link CacheMemory#all()}, scoped to the cache's arena.
  */
 public abstract class ShardedCache implements Cache {
     final CacheMemory memory;
@@ -117,7 +116,7 @@ public abstract class ShardedCache implements Cache {
 
     /** The checked record's length word (see {@link #checkRecord}), read after its field. */
     private long lengthWord(long handle, long record) {
-        long word = memory.all().get(ValueLayout.JAVA_LONG, SlotLayout.valueLengthOffset(record));
+        long word = memory.all().get(ValueLayout.JAVA_LONG, ValueHeader.lengthWordOffset(record));
         checkRecord(handle, word);
         return word;
     }
@@ -131,7 +130,7 @@ public abstract class ShardedCache implements Cache {
      */
     private void confirmCopy(long handle, long record, long word) {
         VarHandle.loadLoadFence(); // the copy's reads stay before the second read of the word
-        long again = memory.all().get(ValueLayout.JAVA_LONG, SlotLayout.valueLengthOffset(record));
+        long again = memory.all().get(ValueLayout.JAVA_LONG, ValueHeader.lengthWordOffset(record));
         if (again != word) {
             throw freedWhileRead(handle);
         }
@@ -167,6 +166,10 @@ public abstract class ShardedCache implements Cache {
                 + " freed while it was read (released already?)");
     }
 
+    /** Waits out what must finish before the arena closes; once, at the start of close. */
+    void beforeArenaClose() {
+    }
+
     /** Frees what the cache holds outside its shards; once, after the shards' memory. */
     void freeOutsideShards() {
     }
@@ -199,7 +202,7 @@ public abstract class ShardedCache implements Cache {
     public final MemorySegment value(long handle) {
         checkOpen();
         long record = recordAddress(handle);
-        long address = fieldAcquire(record, SlotLayout.VALUE_ADDRESS_OFFSET);
+        long address = fieldAcquire(record, ValueHeader.VALUE_ADDRESS_OFFSET);
         int length = (int) lengthWord(handle, record);
         return memory.allReadOnly().asSlice(address, length);
     }
@@ -214,7 +217,7 @@ public abstract class ShardedCache implements Cache {
     public final long charge(long handle) {
         checkOpen();
         long record = recordAddress(handle);
-        long charge = fieldAcquire(record, SlotLayout.CHARGE_OFFSET);
+        long charge = fieldAcquire(record, ValueHeader.CHARGE_OFFSET);
         lengthWord(handle, record);
         return charge;
     }
@@ -224,7 +227,7 @@ public abstract class ShardedCache implements Cache {
         checkOpen();
         Args.requireNonNull("dst", dst);
         long record = recordAddress(handle);
-        long address = fieldAcquire(record, SlotLayout.VALUE_ADDRESS_OFFSET);
+        long address = fieldAcquire(record, ValueHeader.VALUE_ADDRESS_OFFSET);
         long word = lengthWord(handle, record);
         int length = (int) word;
         MemorySegment all = memory.all();
@@ -247,7 +250,7 @@ public abstract class ShardedCache implements Cache {
         checkOpen();
         Args.requireNonNull("dst", dst);
         long record = recordAddress(handle);
-        long address = fieldAcquire(record, SlotLayout.VALUE_ADDRESS_OFFSET);
+        long address = fieldAcquire(record, ValueHeader.VALUE_ADDRESS_OFFSET);
         long word = lengthWord(handle, record);
         int length = (int) word;
         MemorySegment all = memory.all();
@@ -453,6 +456,7 @@ public abstract class ShardedCache implements Cache {
             }
             closed = true;
         }
+        beforeArenaClose();
         memory.closeArena();
         ShardSizing.forEachShard(shards, Shard::freeAll);
         freeOutsideShards();

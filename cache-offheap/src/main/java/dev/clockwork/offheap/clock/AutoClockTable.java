@@ -108,11 +108,9 @@ public final class AutoClockTable extends ClockShard {
     /** Next home to create; runs ahead of {@link #lengthInfo} while splits are in progress. */
     private final AtomicLong growFrontier;
 
-    public AutoClockTable(long maxSlots, int shardIndex, long capacity, long usageLimit, boolean strict,
-                   int evictionEffortCap, boolean chargeMetadata, CacheMemory memory) {
-        super(NativeAllocator.reserve(maxSlots * SLOT_BYTES), maxSlots, shardIndex, capacity,
-                usageLimit, strict, evictionEffortCap, chargeMetadata, memory);
-        long start = startingLength(capacity);
+    public AutoClockTable(long maxSlots, ClockShardContext context) {
+        super(NativeAllocator.reserve(maxSlots * SLOT_BYTES), maxSlots, context);
+        long start = startingLength(context.capacity());
         int shift = 63 - Long.numberOfLeadingZeros(start);
         for (long home = 0; home < start; home++) {
             setHead(home, ChainPointer.end(home, shift));

@@ -93,8 +93,8 @@ public abstract class ClockProtocol extends ClockSlots {
      */
     abstract void freeOwned(long slot);
 
-    ClockProtocol(MemorySegment slots, int shardIndex, CacheMemory memory) {
-        super(slots, shardIndex, memory);
+    ClockProtocol(MemorySegment slots, ClockShardContext context) {
+        super(slots, context);
     }
 
     // ---------------------------------------------------------------- filling and freeing
@@ -338,11 +338,11 @@ public abstract class ClockProtocol extends ClockSlots {
         assert isUnderConstruction(metaOpaque(slot)) : "the last release owns the slot";
         // Ours now. If close has begun, the gate refuses us and close frees the value
         // (freeAll: its address is still in the slot).
-        int stripe = memory.gate.enter();
+        int stripe = gate.enter();
         try {
             freeOwned(slot);
         } finally {
-            memory.gate.exit(stripe);
+            gate.exit(stripe);
         }
         return true;
     }

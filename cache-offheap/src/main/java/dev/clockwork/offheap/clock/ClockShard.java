@@ -66,18 +66,16 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
      * @param capacity at most {@code usageLimit}
      * @param usageLimit the shard's share of {@link CacheOptions#MAX_USAGE}
      */
-    ClockShard(long rawAddress, long slotCount, int shardIndex, long capacity, long usageLimit,
-               boolean strict, int evictionEffortCap, boolean chargeMetadata,
-               CacheMemory memory) {
+    ClockShard(long rawAddress, long slotCount, ClockShardContext context) {
         super(MemorySegment.ofAddress(rawAddress).reinterpret(slotCount * SLOT_BYTES,
-                memory.arena(), null), shardIndex, memory);
+                context.memory().arena(), null), context);
         this.rawAddress = rawAddress;
         this.slotCount = slotCount;
-        this.capacity = capacity;
-        this.usageLimit = usageLimit;
-        this.strict = strict;
-        this.evictionEffortCap = evictionEffortCap;
-        this.metadataChargePerSlot = chargeMetadata ? SLOT_BYTES : 0;
+        this.capacity = context.capacity();
+        this.usageLimit = context.usageLimit();
+        this.strict = context.strict();
+        this.evictionEffortCap = context.evictionEffortCap();
+        this.metadataChargePerSlot = context.chargeMetadata() ? SLOT_BYTES : 0;
     }
 
     /** Adds the metadata charge of {@code count} slots put to use (nothing if not charged). */

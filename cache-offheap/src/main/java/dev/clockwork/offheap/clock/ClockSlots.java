@@ -1,6 +1,7 @@
 package dev.clockwork.offheap.clock;
 
 import dev.clockwork.offheap.memory.CacheMemory;
+import dev.clockwork.offheap.memory.CloseGate;
 import dev.clockwork.offheap.memory.EntryStamp;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -25,11 +26,14 @@ public abstract class ClockSlots extends PaddedCounters {
     public final MemorySegment slots;
     final int shardIndex;
     public final CacheMemory memory;
+    /** The cache's close gate: calls that free or hand over values run inside it. */
+    final CloseGate gate;
 
-    ClockSlots(MemorySegment slots, int shardIndex, CacheMemory memory) {
+    ClockSlots(MemorySegment slots, ClockShardContext context) {
         this.slots = slots;
-        this.shardIndex = shardIndex;
-        this.memory = memory;
+        this.shardIndex = context.shardIndex();
+        this.memory = context.memory();
+        this.gate = context.gate();
     }
 
     // ---------------------------------------------------------------- the meta word

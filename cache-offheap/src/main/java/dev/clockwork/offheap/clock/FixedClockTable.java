@@ -33,11 +33,8 @@ public final class FixedClockTable extends ClockShard {
     private final long lengthMask;
     private final long occupancyLimit;
 
-    public FixedClockTable(int lengthBits, int shardIndex, long capacity, long usageLimit,
-                    boolean strict, int evictionEffortCap, boolean chargeMetadata,
-                    CacheMemory memory) {
-        super(allocateZeroed(1L << lengthBits), 1L << lengthBits, shardIndex, capacity, usageLimit,
-                strict, evictionEffortCap, chargeMetadata, memory);
+    public FixedClockTable(int lengthBits, ClockShardContext context) {
+        super(allocateZeroed(1L << lengthBits), 1L << lengthBits, context);
         chargeSlots(slotCount);
         this.lengthBits = lengthBits;
         this.lengthMask = (1L << lengthBits) - 1;

@@ -1,9 +1,13 @@
 package dev.clockwork.offheap.clock;
+
 import dev.clockwork.offheap.ShardedCache;
 import dev.clockwork.offheap.memory.EntryStamp;
+import dev.clockwork.offheap.memory.ValueHeader;
 
 /**
- * Layout of one cache entry's slot: 64 bytes, one cache line, 64-byte aligned.
+ * Layout of one HyperClock slot: 64 bytes, one cache line, 64-byte aligned. Bytes 8..47 are the
+ * {@link ValueHeader} every record kind shares; the meta word and the index's words are the
+ * clock's own.
  *
  * <pre>
  *   0                   1                   2                   3
@@ -63,12 +67,12 @@ public final class SlotLayout {
     public static final int SLOT_SHIFT = 6;
 
     static final long META_OFFSET = 0;
-    public static final long KEY0_OFFSET = 8;
-    public static final long KEY1_OFFSET = 16;
-    public static final long VALUE_ADDRESS_OFFSET = 24;
-    public static final long CHARGE_OFFSET = 32;
-    public static final long VALUE_LENGTH_OFFSET = 40;
-    static final long STAMP_OFFSET = 44;
+    public static final long KEY0_OFFSET = ValueHeader.KEY0_OFFSET;
+    public static final long KEY1_OFFSET = ValueHeader.KEY1_OFFSET;
+    public static final long VALUE_ADDRESS_OFFSET = ValueHeader.VALUE_ADDRESS_OFFSET;
+    public static final long CHARGE_OFFSET = ValueHeader.CHARGE_OFFSET;
+    public static final long VALUE_LENGTH_OFFSET = ValueHeader.VALUE_LENGTH_OFFSET;
+    static final long STAMP_OFFSET = ValueHeader.STAMP_OFFSET;
     static final long DISPLACEMENTS_OFFSET = 48;
     static final long HEAD_OFFSET = 48;
     static final long NEXT_OFFSET = 56;

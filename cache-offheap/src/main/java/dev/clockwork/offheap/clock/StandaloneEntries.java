@@ -8,6 +8,7 @@ import dev.clockwork.offheap.memory.CloseGate;
 import dev.clockwork.offheap.memory.EntryStamp;
 import dev.clockwork.offheap.memory.NativeAllocator;
 import dev.clockwork.offheap.memory.RecordSlab;
+import dev.clockwork.offheap.memory.ValueHeader;
 
 /**
  * A HyperClock cache's entries outside its tables: what a pinned insert gets when its key is
@@ -27,7 +28,7 @@ import dev.clockwork.offheap.memory.RecordSlab;
  * it is freed, so exactly one caller frees it.
  *
  * <pre>
- *  record (64 bytes, SlotLayout's offsets where they apply):
+ *  record (64 bytes: a ValueHeader, the count of references before it, the shard after it):
  *   0  references (int; a free record's next free index)   8  h0   16  h1
  *  24  value address   32  charge   40  value length   44  stamp   48  shard (int)
  * </pre>
@@ -37,8 +38,8 @@ public final class StandaloneEntries {
     private static final MemorySegment RAW = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
-    private static final long REFS_OFFSET = SlotLayout.META_OFFSET;
-    private static final long SHARD_OFFSET = SlotLayout.HEAD_OFFSET;
+    private static final long REFS_OFFSET = 0;
+    private static final long SHARD_OFFSET = ValueHeader.END_OFFSET;
     /** Or'ed into record identities for stamp seeds: above every table slot's identity. */
     private static final long IDENTITY_BASE = 1L << 62;
 
@@ -71,11 +72,11 @@ public final class StandaloneEntries {
         int index = slab.allocate();
         long record = slab.address(index);
         RAW.set(INT, record + REFS_OFFSET, 1);
-        RAW.set(LONG, record + SlotLayout.KEY0_OFFSET, h0);
-        RAW.set(LONG, record + SlotLayout.KEY1_OFFSET, h1);
-        RAW.set(LONG, record + SlotLayout.VALUE_ADDRESS_OFFSET, valueAddress);
-        RAW.set(LONG, record + SlotLayout.CHARGE_OFFSET, charge);
-        RAW.set(INT, record + SlotLayout.VALUE_LENGTH_OFFSET, length);
+        RAW.set(LONG, record + ValueHeader.KEY0_OFFSET, h0);
+        RAW.set(LONG, record + ValueHeader.KEY1_OFFSET, h1);
+        RAW.set(LONG, record + ValueHeader.VALUE_ADDRESS_OFFSET, valueAddress);
+        RAW.set(LONG, record + ValueHeader.CHARGE_OFFSET, charge);
+        RAW.set(INT, record + ValueHeader.VALUE_LENGTH_OFFSET, length);
         RAW.set(INT, record + SHARD_OFFSET, shard);
         tables[shard].standaloneUsage.addAndGet(charge);
         return ClockHandle.standalone(index, slab.stamp(record));
@@ -126,9 +127,9 @@ public final class StandaloneEntries {
             if (refs != 0) {
                 return false;
             }
-            valueAddress = RAW.get(LONG, record + SlotLayout.VALUE_ADDRESS_OFFSET);
-            length = RAW.get(INT, record + SlotLayout.VALUE_LENGTH_OFFSET);
-            charge = RAW.get(LONG, record + SlotLayout.CHARGE_OFFSET);
+            valueAddress = RAW.get(LONG, record + ValueHeader.VALUE_ADDRESS_OFFSET);
+            length = RAW.get(INT, record + ValueHeader.VALUE_LENGTH_OFFSET);
+            charge = RAW.get(LONG, record + ValueHeader.CHARGE_OFFSET);
             shard = RAW.get(INT, record + SHARD_OFFSET);
             slab.free(slab.indexOf(record)); // the stamp moves on: ours alone to free from here
         }
@@ -170,9 +171,9 @@ public final class StandaloneEntries {
             return;
         }
         slab.forEachCarved(record -> {
-            if (EntryStamp.isLive(RAW.get(INT, record + SlotLayout.STAMP_OFFSET))) {
-                NativeAllocator.free(RAW.get(LONG, record + SlotLayout.VALUE_ADDRESS_OFFSET),
-                        RAW.get(INT, record + SlotLayout.VALUE_LENGTH_OFFSET));
+            if (EntryStamp.isLive(RAW.get(INT, record + ValueHeader.STAMP_OFFSET))) {
+                NativeAllocator.free(RAW.get(LONG, record + ValueHeader.VALUE_ADDRESS_OFFSET),
+                        RAW.get(INT, record + ValueHeader.VALUE_LENGTH_OFFSET));
             }
         });
         slab.freeAll();

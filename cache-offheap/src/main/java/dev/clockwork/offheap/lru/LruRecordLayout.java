@@ -1,8 +1,8 @@
 package dev.clockwork.offheap.lru;
 import dev.clockwork.offheap.ShardedCache;
-import dev.clockwork.offheap.clock.SlotLayout;
 import dev.clockwork.offheap.memory.EntryStamp;
 import dev.clockwork.offheap.memory.RecordSlab;
+import dev.clockwork.offheap.memory.ValueHeader;
 
 /**
  * Layout of one LRU cache entry: a 64-byte {@link RecordSlab} record (RocksDB's {@code LRUHandle}
@@ -40,8 +40,8 @@ import dev.clockwork.offheap.memory.RecordSlab;
  *  +--------------------------------------------------------------+
  * </pre>
  *
- * <p>Key, value address, charge and value length sit at the offsets {@link SlotLayout} gives them,
- * so code that reads a value through a handle serves both kinds of cache.
+ * <p>Bytes 8..47 are the {@link ValueHeader} every record kind shares, so that one code path reads a
+ * value through any cache's handle; the rest is the LRU's own.
  *
  * <p>Every field is written under the shard's lock, so plain accesses do. Reading a pinned entry's
  * value, length and charge through its handle takes no lock: the reference held keeps them from
@@ -59,13 +59,13 @@ public final class LruRecordLayout {
 
     static final long HASH_NEXT_OFFSET = RecordSlab.FREE_NEXT_OFFSET;
     static final long REFS_AND_FLAGS_OFFSET = 4;
-    static final long KEY0_OFFSET = SlotLayout.KEY0_OFFSET;
-    static final long KEY1_OFFSET = SlotLayout.KEY1_OFFSET;
-    static final long VALUE_ADDRESS_OFFSET = SlotLayout.VALUE_ADDRESS_OFFSET;
-    static final long CHARGE_OFFSET = SlotLayout.CHARGE_OFFSET;
-    static final long VALUE_LENGTH_OFFSET = SlotLayout.VALUE_LENGTH_OFFSET;
+    static final long KEY0_OFFSET = ValueHeader.KEY0_OFFSET;
+    static final long KEY1_OFFSET = ValueHeader.KEY1_OFFSET;
+    static final long VALUE_ADDRESS_OFFSET = ValueHeader.VALUE_ADDRESS_OFFSET;
+    static final long CHARGE_OFFSET = ValueHeader.CHARGE_OFFSET;
+    static final long VALUE_LENGTH_OFFSET = ValueHeader.VALUE_LENGTH_OFFSET;
     /** Beside the value length: one 8-byte read gives a handle check both (see ShardedCache). */
-    static final long STAMP_OFFSET = RecordSlab.STAMP_OFFSET;
+    static final long STAMP_OFFSET = ValueHeader.STAMP_OFFSET;
     static final long LRU_PREV_OFFSET = 48;
     static final long LRU_NEXT_OFFSET = 56;
 

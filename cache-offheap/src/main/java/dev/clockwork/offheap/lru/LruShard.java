@@ -49,12 +49,6 @@ import dev.clockwork.offheap.shard.Shard;
  * nanoseconds, and a contended monitor spins before it parks and allocates nothing.
  */
 public final class LruShard implements Shard {
-    /**
-     * Off only to measure what the pools cost: with the pools bypassed, every entry goes to the
-     * newest end and no cursor or pool usage is kept. A constant, so the JIT removes the dead side.
-     */
-    static final boolean POOLS = !Boolean.getBoolean("clockwork.lru.bypassPools");
-
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
     private static final int MIN_BUCKET_BITS = 4;
@@ -113,8 +107,7 @@ public final class LruShard implements Shard {
     /**
      * Whether there is a high or a low pool. Without either (ratios 0/0) the list is plain LRU:
      * every entry goes to the newest end and no cursor or pool usage needs keeping, so the list
-     * code takes exactly the path it takes with the pools compiled out, after one test of this
-     * field.
+     * code takes the plain LRU's path after one test of this field.
      */
     private final boolean pools;
     private final double highRatio;
@@ -143,8 +136,8 @@ public final class LruShard implements Shard {
         this.metaCharge = chargeMetadata ? LruRecordLayout.ENTRY_BYTES : 0;
         this.highRatio = highRatio;
         this.lowRatio = lowRatio;
-        this.hasHighPool = POOLS && highRatio > 0;
-        this.hasLowPool = POOLS && lowRatio > 0;
+        this.hasHighPool = highRatio > 0;
+        this.hasLowPool = lowRatio > 0;
         this.pools = hasHighPool || hasLowPool;
         this.strict = strict;
         this.slab = new RecordSlab(mem, RAW, stampSalt,
@@ -236,7 +229,7 @@ public final class LruShard implements Shard {
         setPrev(n, p);
         long charge = totalCharge(e);
         listUsage -= charge;
-        if (POOLS && pools) {
+        if (pools) {
             if (lowNewest == e) {
                 lowNewest = p;
             }
@@ -267,7 +260,7 @@ public final class LruShard implements Shard {
     private void listInsert(long e) {
         long charge = totalCharge(e);
         listUsage += charge;
-        if (!POOLS || !pools) {
+        if (!pools) {
             linkAfter(prev(head), e);
             return;
         }
@@ -727,7 +720,7 @@ public final class LruShard implements Shard {
         this.capacity = capacity;
         this.highPoolCapacity = (long) (capacity * highRatio);
         this.lowPoolCapacity = (long) (capacity * lowRatio);
-        if (POOLS && pools) {
+        if (pools) {
             maintainPoolSizes();
         }
         evictFor(0);

@@ -24,8 +24,6 @@ public final class CacheMemory {
      * another cache's handles, and handles made up from this one's, name nothing here.
      */
     public final long stampSalt = java.util.concurrent.ThreadLocalRandom.current().nextLong();
-    /** Inserts, erases and freeing releases of HyperClock caches run inside it. */
-    public final CloseGate gate = new CloseGate();
 
     public CacheMemory(boolean recordStats) {
         this.stats = new StatsCounters(recordStats);
@@ -48,7 +46,6 @@ public final class CacheMemory {
      * refuses to close a shared arena while a thread holds it; such accesses are short).
      */
     public void closeArena() {
-        gate.shutAndDrain();
         for (int attempt = 0; ; attempt++) {
             try {
                 arena.close();

@@ -50,7 +50,7 @@ public final class CloseGate {
     }
 
     /** Refuses new entries and waits until every call inside has left. */
-    void shutAndDrain() {
+    public void shutAndDrain() {
         shut = true;
         for (int stripe = 0; stripe < STRIPES * SPACING; stripe += SPACING) {
             for (int spins = 0; counts.get(stripe) != 0; spins++) {

@@ -68,7 +68,7 @@ public final class RecordSlab {
      * Where the stamp lives: the second half of a record's eighth word, so that an owner
      * can read it with the int before it in one access (the LRU entry's value length).
      */
-    public static final long STAMP_OFFSET = 44;
+    public static final long STAMP_OFFSET = ValueHeader.STAMP_OFFSET;
 
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;

@@ -1,0 +1,22 @@
+package dev.clockwork.offheap.clock;
+
+import dev.clockwork.offheap.memory.CacheMemory;
+import dev.clockwork.offheap.memory.CloseGate;
+
+/**
+ * What every shard of one HyperClock cache is made with, whichever its index.
+ *
+ * @param shardIndex the shard's number (seeds its slots' stamps)
+ * @param capacity the shard's share of the capacity, at most {@code usageLimit}
+ * @param usageLimit the most the shard's usage may reach (its share of the usage limit)
+ * @param strict whether an insert that cannot make room fails
+ * @param evictionEffortCap pinned entries a sweep may pass per entry it frees
+ * @param chargeMetadata whether slots count against the capacity
+ * @param memory the cache's arena and counters
+ * @param gate what close shuts and drains before it frees: inserts, erases and freeing releases
+ *     run inside it
+ */
+public record ClockShardContext(int shardIndex, long capacity, long usageLimit, boolean strict,
+                                int evictionEffortCap, boolean chargeMetadata, CacheMemory memory,
+                                CloseGate gate) {
+}
