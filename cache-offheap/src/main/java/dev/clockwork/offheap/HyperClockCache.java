@@ -6,7 +6,6 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.hash.KeyHash;
-import dev.clockwork.offheap.clock.AutoClockTable;
 import dev.clockwork.offheap.clock.ClockHandle;
 import dev.clockwork.offheap.clock.ClockMeta;
 import dev.clockwork.offheap.clock.ClockShard;

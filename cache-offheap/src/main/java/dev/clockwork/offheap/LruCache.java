@@ -4,7 +4,6 @@ import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.Args;
 import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cache.Priority;
-import java.lang.foreign.MemorySegment;
 import dev.clockwork.offheap.lru.LruHandle;
 import dev.clockwork.offheap.lru.LruShard;
 import dev.clockwork.offheap.memory.CacheMemory;

@@ -6,7 +6,6 @@ import static dev.clockwork.offheap.MisuseKit.isRefusal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.offheap.MisuseKit.Kind;

@@ -18,12 +18,10 @@ import static dev.clockwork.offheap.clock.ClockMeta.refCount;
 import static dev.clockwork.offheap.clock.ClockMeta.releaseCount;
 
 import dev.clockwork.offheap.ShardedCache;
-import dev.clockwork.offheap.memory.CacheMemory;
 import dev.clockwork.offheap.memory.CloseGate;
 import dev.clockwork.offheap.memory.EntryStamp;
 import dev.clockwork.offheap.memory.NativeAllocator;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
 /**

@@ -7,7 +7,6 @@ import static dev.clockwork.offheap.clock.SlotLayout.SLOT_BYTES;
 
 import dev.clockwork.offheap.CacheOptions;
 import dev.clockwork.offheap.ShardedCache;
-import dev.clockwork.offheap.memory.CacheMemory;
 import dev.clockwork.offheap.memory.NativeAllocator;
 import dev.clockwork.offheap.shard.Shard;
 import java.lang.foreign.MemorySegment;

@@ -5,7 +5,6 @@ import static dev.clockwork.offheap.clock.ClockMeta.isVisible;
 import static dev.clockwork.offheap.clock.SlotLayout.SLOT_SHIFT;
 
 import java.lang.foreign.MemorySegment;
-import dev.clockwork.offheap.memory.CacheMemory;
 import dev.clockwork.offheap.memory.NativeAllocator;
 
 /**

@@ -5,24 +5,17 @@ import static dev.clockwork.offheap.lru.LruRecordLayout.STAMP_OFFSET;
 import static dev.clockwork.offheap.lru.LruRecordLayout.HAS_HIT;
 import static dev.clockwork.offheap.lru.LruRecordLayout.HASH_NEXT_OFFSET;
 import static dev.clockwork.offheap.lru.LruRecordLayout.IN_CACHE;
-import static dev.clockwork.offheap.lru.LruRecordLayout.IN_HIGH_POOL;
-import static dev.clockwork.offheap.lru.LruRecordLayout.IN_LOW_POOL;
 import static dev.clockwork.offheap.lru.LruRecordLayout.KEY0_OFFSET;
 import static dev.clockwork.offheap.lru.LruRecordLayout.KEY1_OFFSET;
-import static dev.clockwork.offheap.lru.LruRecordLayout.LRU_NEXT_OFFSET;
-import static dev.clockwork.offheap.lru.LruRecordLayout.LRU_PREV_OFFSET;
 import static dev.clockwork.offheap.lru.LruRecordLayout.MAX_REFS;
 import static dev.clockwork.offheap.lru.LruRecordLayout.ONE_REF;
-import static dev.clockwork.offheap.lru.LruRecordLayout.PRIORITY_MASK;
 import static dev.clockwork.offheap.lru.LruRecordLayout.PRIORITY_SHIFT;
-import static dev.clockwork.offheap.lru.LruRecordLayout.REFS_AND_FLAGS_OFFSET;
 import static dev.clockwork.offheap.lru.LruRecordLayout.VALUE_ADDRESS_OFFSET;
 import static dev.clockwork.offheap.lru.LruRecordLayout.VALUE_LENGTH_OFFSET;
 
 import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cache.Priority;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import dev.clockwork.offheap.CacheOptions;
 import dev.clockwork.offheap.ShardedCache;
 import dev.clockwork.offheap.memory.EntryStamp;
@@ -48,20 +41,10 @@ import dev.clockwork.offheap.shard.Shard;
  * <p>A monitor rather than a {@code ReentrantLock}: every critical section is a few dozen
  * nanoseconds, and a contended monitor spins before it parks and allocates nothing.
  */
-public final class LruShard implements Shard {
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
-    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
+public final class LruShard extends LruList implements Shard {
     private static final int MIN_BUCKET_BITS = 4;
     private static final Priority[] PRIORITIES = Priority.values();
 
-    /**
-     * All memory, unscoped: every access here runs under the shard's lock, and close frees the
-     * shard's memory under that lock too ({@link #freeAll}), after which every operation refuses
-     * to start ({@link #refused}). So an operation racing close either finishes before the memory
-     * is freed or touches none of it, and never stops half done, as it could if an access failed
-     * midway on the closed arena (a value freed twice). Unscoped accesses are also cheaper.
-     */
-    private static final MemorySegment RAW = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
     /** {@link #refused} bit: the cache is closed (set by {@link #freeAll}). */
     private static final int CLOSED = 1;
     /**
@@ -83,12 +66,6 @@ public final class LruShard implements Shard {
     /** log2 of the cache's shard count: the low bits of a handle's location (LruHandle). */
     private final int shardBits;
     private final StatsCounters stats;
-    /** Bytes each entry adds to its charge for its record (0 unless metadata is charged). */
-    private final long metaCharge;
-    /** A dummy entry (malloc'd, not a slab record): the list's ends meet here. */
-    private final long head;
-    private long lowNewest;
-    private long bottomNewest;
 
     /** Bucket array: 4-byte record indexes, 0 = empty. */
     private long buckets;
@@ -102,24 +79,8 @@ public final class LruShard implements Shard {
      */
     private final long usageLimit;
     private boolean strict;
-    private final boolean hasHighPool;
-    private final boolean hasLowPool;
-    /**
-     * Whether there is a high or a low pool. Without either (ratios 0/0) the list is plain LRU:
-     * every entry goes to the newest end and no cursor or pool usage needs keeping, so the list
-     * code takes the plain LRU's path after one test of this field.
-     */
-    private final boolean pools;
-    private final double highRatio;
-    private final double lowRatio;
-    private long highPoolCapacity;
-    private long lowPoolCapacity;
     /** Total charge of every entry in the hash table or still referenced. */
     private long usage;
-    /** Total charge of the entries on the list (unreferenced). */
-    private long listUsage;
-    private long highPoolUsage;
-    private long lowPoolUsage;
 
     /**
      * @param capacity at most {@code usageLimit}
@@ -129,24 +90,14 @@ public final class LruShard implements Shard {
     public LruShard(MemorySegment mem, int shardNumber, int shardBits, long stampSalt, StatsCounters stats,
              long capacity, long usageLimit, int maxRecordChunks, boolean strict,
              double highRatio, double lowRatio, boolean chargeMetadata) {
+        super(highRatio, lowRatio, chargeMetadata);
         this.shardNumber = shardNumber;
         this.usageLimit = usageLimit;
         this.shardBits = shardBits;
         this.stats = stats;
-        this.metaCharge = chargeMetadata ? LruRecordLayout.ENTRY_BYTES : 0;
-        this.highRatio = highRatio;
-        this.lowRatio = lowRatio;
-        this.hasHighPool = highRatio > 0;
-        this.hasLowPool = lowRatio > 0;
-        this.pools = hasHighPool || hasLowPool;
         this.strict = strict;
         this.slab = new RecordSlab(mem, RAW, stampSalt,
                 (long) shardNumber << EntryStamp.LOCATION_BITS, maxRecordChunks);
-        this.head = NativeAllocator.allocate(LruRecordLayout.ENTRY_BYTES);
-        setPrev(head, head);
-        setNext(head, head);
-        this.lowNewest = head;
-        this.bottomNewest = head;
         this.bucketBits = MIN_BUCKET_BITS;
         this.buckets = allocateBuckets(bucketBits);
         setCapacity(capacity);
@@ -157,150 +108,6 @@ public final class LruShard implements Shard {
         long address = NativeAllocator.allocate(bytes);
         MemorySegment.ofAddress(address).reinterpret(bytes).fill((byte) 0);
         return address;
-    }
-
-    // ---------------------------------------------------------------- fields
-
-    private long prev(long e) {
-        return RAW.get(LONG, e + LRU_PREV_OFFSET);
-    }
-
-    private void setPrev(long e, long p) {
-        RAW.set(LONG, e + LRU_PREV_OFFSET, p);
-    }
-
-    private long next(long e) {
-        return RAW.get(LONG, e + LRU_NEXT_OFFSET);
-    }
-
-    private void setNext(long e, long n) {
-        RAW.set(LONG, e + LRU_NEXT_OFFSET, n);
-    }
-
-    private int refsAndFlags(long e) {
-        return RAW.get(INT, e + REFS_AND_FLAGS_OFFSET);
-    }
-
-    private void setRefsAndFlags(long e, int v) {
-        RAW.set(INT, e + REFS_AND_FLAGS_OFFSET, v);
-    }
-
-    private boolean hasFlag(long e, int flag) {
-        return (refsAndFlags(e) & flag) != 0;
-    }
-
-    private void setFlags(long e, int on, int off) {
-        setRefsAndFlags(e, (refsAndFlags(e) & ~off) | on);
-    }
-
-    private static int refs(int refsAndFlags) {
-        return refsAndFlags >>> LruRecordLayout.FLAG_BITS;
-    }
-
-    /** The charge the caller gave. */
-    long charge(long e) {
-        return RAW.get(LONG, e + CHARGE_OFFSET);
-    }
-
-    /** What the entry counts against capacity: its charge plus its record, if metadata counts. */
-    private long totalCharge(long e) {
-        return charge(e) + metaCharge;
-    }
-
-    private int hashNext(long e) {
-        return RAW.get(INT, e + HASH_NEXT_OFFSET);
-    }
-
-    public long key0(long e) {
-        return RAW.get(LONG, e + KEY0_OFFSET);
-    }
-
-    long key1(long e) {
-        return RAW.get(LONG, e + KEY1_OFFSET);
-    }
-
-    // ---------------------------------------------------------------- the list and its pools
-
-    /** Takes an entry off the list, keeping the pool cursors and usages right. */
-    private void listRemove(long e) {
-        long p = prev(e);
-        long n = next(e);
-        setNext(p, n);
-        setPrev(n, p);
-        long charge = totalCharge(e);
-        listUsage -= charge;
-        if (pools) {
-            if (lowNewest == e) {
-                lowNewest = p;
-            }
-            if (bottomNewest == e) {
-                bottomNewest = p;
-            }
-            int v = refsAndFlags(e);
-            if ((v & (IN_HIGH_POOL | IN_LOW_POOL)) != 0) {
-                if ((v & IN_HIGH_POOL) != 0) {
-                    highPoolUsage -= charge;
-                } else {
-                    lowPoolUsage -= charge;
-                }
-                setRefsAndFlags(e, v & ~(IN_HIGH_POOL | IN_LOW_POOL));
-            }
-        }
-    }
-
-    private void linkAfter(long at, long e) {
-        long n = next(at);
-        setPrev(e, at);
-        setNext(e, n);
-        setNext(at, e);
-        setPrev(n, e);
-    }
-
-    /** Puts an unreferenced entry on the list where its priority and hit flag place it. */
-    private void listInsert(long e) {
-        long charge = totalCharge(e);
-        listUsage += charge;
-        if (!pools) {
-            linkAfter(prev(head), e);
-            return;
-        }
-        int v = refsAndFlags(e);
-        boolean hit = (v & HAS_HIT) != 0;
-        int priority = (v & PRIORITY_MASK) >>> PRIORITY_SHIFT;
-        if (hasHighPool && (hit || priority == Priority.HIGH.ordinal())) {
-            linkAfter(prev(head), e); // the newest end
-            setRefsAndFlags(e, v | IN_HIGH_POOL);
-            highPoolUsage += charge;
-            maintainPoolSizes();
-        } else if (hasLowPool && (hit || priority != Priority.BOTTOM.ordinal())) {
-            linkAfter(lowNewest, e);
-            lowNewest = e;
-            setRefsAndFlags(e, v | IN_LOW_POOL);
-            lowPoolUsage += charge;
-            maintainPoolSizes();
-        } else {
-            linkAfter(bottomNewest, e);
-            if (bottomNewest == lowNewest) {
-                lowNewest = e; // an empty low pool's cursor sits on the bottom's newest
-            }
-            bottomNewest = e;
-        }
-    }
-
-    /** Moves the oldest entries of an over-full pool to the pool below. */
-    private void maintainPoolSizes() {
-        while (highPoolUsage > highPoolCapacity) {
-            lowNewest = next(lowNewest); // the high pool's oldest becomes the low pool's newest
-            setFlags(lowNewest, IN_LOW_POOL, IN_HIGH_POOL);
-            long charge = totalCharge(lowNewest);
-            highPoolUsage -= charge;
-            lowPoolUsage += charge;
-        }
-        while (lowPoolUsage > lowPoolCapacity) {
-            bottomNewest = next(bottomNewest);
-            setFlags(bottomNewest, 0, IN_LOW_POOL);
-            lowPoolUsage -= totalCharge(bottomNewest);
-        }
     }
 
     // ---------------------------------------------------------------- the hash index
@@ -718,11 +525,7 @@ public final class LruShard implements Shard {
     public synchronized void setCapacity(long capacity) {
         checkNotClosed();
         this.capacity = capacity;
-        this.highPoolCapacity = (long) (capacity * highRatio);
-        this.lowPoolCapacity = (long) (capacity * lowRatio);
-        if (pools) {
-            maintainPoolSizes();
-        }
+        setPoolCapacities(capacity);
         evictFor(0);
     }
 

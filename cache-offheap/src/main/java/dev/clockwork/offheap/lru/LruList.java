@@ -1,0 +1,227 @@
+package dev.clockwork.offheap.lru;
+
+import static dev.clockwork.offheap.lru.LruRecordLayout.CHARGE_OFFSET;
+import static dev.clockwork.offheap.lru.LruRecordLayout.HAS_HIT;
+import static dev.clockwork.offheap.lru.LruRecordLayout.HASH_NEXT_OFFSET;
+import static dev.clockwork.offheap.lru.LruRecordLayout.IN_HIGH_POOL;
+import static dev.clockwork.offheap.lru.LruRecordLayout.IN_LOW_POOL;
+import static dev.clockwork.offheap.lru.LruRecordLayout.KEY0_OFFSET;
+import static dev.clockwork.offheap.lru.LruRecordLayout.KEY1_OFFSET;
+import static dev.clockwork.offheap.lru.LruRecordLayout.LRU_NEXT_OFFSET;
+import static dev.clockwork.offheap.lru.LruRecordLayout.LRU_PREV_OFFSET;
+import static dev.clockwork.offheap.lru.LruRecordLayout.PRIORITY_MASK;
+import static dev.clockwork.offheap.lru.LruRecordLayout.PRIORITY_SHIFT;
+import static dev.clockwork.offheap.lru.LruRecordLayout.REFS_AND_FLAGS_OFFSET;
+
+import dev.clockwork.cache.Priority;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import dev.clockwork.offheap.memory.NativeAllocator;
+
+/**
+ * An LRU shard's records and its list: typed access to each record field
+ * ({@link LruRecordLayout}), and the one list of unreferenced entries, oldest to newest, split
+ * into the bottom, low and high pools (see {@link LruShard} for the rules). Every method runs
+ * under the shard's lock; none takes it.
+ */
+abstract class LruList {
+    static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
+    static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
+    /**
+     * All memory, unscoped: every access here runs under the shard's lock, and close frees the
+     * shard's memory under that lock too ({@link #freeAll}), after which every operation refuses
+     * to start ({@link #refused}). So an operation racing close either finishes before the memory
+     * is freed or touches none of it, and never stops half done, as it could if an access failed
+     * midway on the closed arena (a value freed twice). Unscoped accesses are also cheaper.
+     */
+    static final MemorySegment RAW = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+    /** Bytes each entry adds to its charge for its record (0 unless metadata is charged). */
+    final long metaCharge;
+    /** A dummy entry (malloc'd, not a slab record): the list's ends meet here. */
+    final long head;
+    long lowNewest;
+    long bottomNewest;
+    final boolean hasHighPool;
+    final boolean hasLowPool;
+    /**
+     * Whether there is a high or a low pool. Without either (ratios 0/0) the list is plain LRU:
+     * every entry goes to the newest end and no cursor or pool usage needs keeping, so the list
+     * code takes the plain LRU's path after one test of this field.
+     */
+    final boolean pools;
+    final double highRatio;
+    final double lowRatio;
+    long highPoolCapacity;
+    long lowPoolCapacity;
+    /** Total charge of the entries on the list (unreferenced). */
+    long listUsage;
+    long highPoolUsage;
+    long lowPoolUsage;
+
+    LruList(double highRatio, double lowRatio, boolean chargeMetadata) {
+        this.metaCharge = chargeMetadata ? LruRecordLayout.ENTRY_BYTES : 0;
+        this.highRatio = highRatio;
+        this.lowRatio = lowRatio;
+        this.hasHighPool = highRatio > 0;
+        this.hasLowPool = lowRatio > 0;
+        this.pools = hasHighPool || hasLowPool;
+        this.head = NativeAllocator.allocate(LruRecordLayout.ENTRY_BYTES);
+        setPrev(head, head);
+        setNext(head, head);
+        this.lowNewest = head;
+        this.bottomNewest = head;
+    }
+
+    /** Sizes the high and low pools for a shard capacity, passing overflow down. */
+    final void setPoolCapacities(long capacity) {
+        this.highPoolCapacity = (long) (capacity * highRatio);
+        this.lowPoolCapacity = (long) (capacity * lowRatio);
+        if (pools) {
+            maintainPoolSizes();
+        }
+    }
+
+    // ---------------------------------------------------------------- record fields
+
+    long prev(long e) {
+        return RAW.get(LONG, e + LRU_PREV_OFFSET);
+    }
+
+    void setPrev(long e, long p) {
+        RAW.set(LONG, e + LRU_PREV_OFFSET, p);
+    }
+
+    long next(long e) {
+        return RAW.get(LONG, e + LRU_NEXT_OFFSET);
+    }
+
+    void setNext(long e, long n) {
+        RAW.set(LONG, e + LRU_NEXT_OFFSET, n);
+    }
+
+    int refsAndFlags(long e) {
+        return RAW.get(INT, e + REFS_AND_FLAGS_OFFSET);
+    }
+
+    void setRefsAndFlags(long e, int v) {
+        RAW.set(INT, e + REFS_AND_FLAGS_OFFSET, v);
+    }
+
+    boolean hasFlag(long e, int flag) {
+        return (refsAndFlags(e) & flag) != 0;
+    }
+
+    void setFlags(long e, int on, int off) {
+        setRefsAndFlags(e, (refsAndFlags(e) & ~off) | on);
+    }
+
+    static int refs(int refsAndFlags) {
+        return refsAndFlags >>> LruRecordLayout.FLAG_BITS;
+    }
+
+    /** The charge the caller gave. */
+    long charge(long e) {
+        return RAW.get(LONG, e + CHARGE_OFFSET);
+    }
+
+    /** What the entry counts against capacity: its charge plus its record, if metadata counts. */
+    long totalCharge(long e) {
+        return charge(e) + metaCharge;
+    }
+
+    int hashNext(long e) {
+        return RAW.get(INT, e + HASH_NEXT_OFFSET);
+    }
+
+    public long key0(long e) {
+        return RAW.get(LONG, e + KEY0_OFFSET);
+    }
+
+    long key1(long e) {
+        return RAW.get(LONG, e + KEY1_OFFSET);
+    }
+
+    // ---------------------------------------------------------------- the list and its pools
+
+    /** Takes an entry off the list, keeping the pool cursors and usages right. */
+    void listRemove(long e) {
+        long p = prev(e);
+        long n = next(e);
+        setNext(p, n);
+        setPrev(n, p);
+        long charge = totalCharge(e);
+        listUsage -= charge;
+        if (pools) {
+            if (lowNewest == e) {
+                lowNewest = p;
+            }
+            if (bottomNewest == e) {
+                bottomNewest = p;
+            }
+            int v = refsAndFlags(e);
+            if ((v & (IN_HIGH_POOL | IN_LOW_POOL)) != 0) {
+                if ((v & IN_HIGH_POOL) != 0) {
+                    highPoolUsage -= charge;
+                } else {
+                    lowPoolUsage -= charge;
+                }
+                setRefsAndFlags(e, v & ~(IN_HIGH_POOL | IN_LOW_POOL));
+            }
+        }
+    }
+
+    void linkAfter(long at, long e) {
+        long n = next(at);
+        setPrev(e, at);
+        setNext(e, n);
+        setNext(at, e);
+        setPrev(n, e);
+    }
+
+    /** Puts an unreferenced entry on the list where its priority and hit flag place it. */
+    void listInsert(long e) {
+        long charge = totalCharge(e);
+        listUsage += charge;
+        if (!pools) {
+            linkAfter(prev(head), e);
+            return;
+        }
+        int v = refsAndFlags(e);
+        boolean hit = (v & HAS_HIT) != 0;
+        int priority = (v & PRIORITY_MASK) >>> PRIORITY_SHIFT;
+        if (hasHighPool && (hit || priority == Priority.HIGH.ordinal())) {
+            linkAfter(prev(head), e); // the newest end
+            setRefsAndFlags(e, v | IN_HIGH_POOL);
+            highPoolUsage += charge;
+            maintainPoolSizes();
+        } else if (hasLowPool && (hit || priority != Priority.BOTTOM.ordinal())) {
+            linkAfter(lowNewest, e);
+            lowNewest = e;
+            setRefsAndFlags(e, v | IN_LOW_POOL);
+            lowPoolUsage += charge;
+            maintainPoolSizes();
+        } else {
+            linkAfter(bottomNewest, e);
+            if (bottomNewest == lowNewest) {
+                lowNewest = e; // an empty low pool's cursor sits on the bottom's newest
+            }
+            bottomNewest = e;
+        }
+    }
+
+    /** Moves the oldest entries of an over-full pool to the pool below. */
+    void maintainPoolSizes() {
+        while (highPoolUsage > highPoolCapacity) {
+            lowNewest = next(lowNewest); // the high pool's oldest becomes the low pool's newest
+            setFlags(lowNewest, IN_LOW_POOL, IN_HIGH_POOL);
+            long charge = totalCharge(lowNewest);
+            highPoolUsage -= charge;
+            lowPoolUsage += charge;
+        }
+        while (lowPoolUsage > lowPoolCapacity) {
+            bottomNewest = next(bottomNewest);
+            setFlags(bottomNewest, 0, IN_LOW_POOL);
+            lowPoolUsage -= totalCharge(bottomNewest);
+        }
+    }
+}
