@@ -3,7 +3,6 @@ package dev.clockwork.cli.bench;
 import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.cli.GFlags;
 import picocli.CommandLine.Option;
-import dev.clockwork.offheap.HyperClockCache;
 
 /**
  * The flags of {@code clockwork bench}, named and defaulted as in RocksDB's cache_bench

@@ -18,9 +18,6 @@ import dev.clockwork.cli.CacheFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import dev.clockwork.offheap.AutoHyperClockCache;
-import dev.clockwork.offheap.FixedHyperClockCache;
-import dev.clockwork.offheap.LruCache;
 
 /** A tiny real run against the real cache. */
 class BenchEndToEndTest {
