@@ -7,10 +7,13 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.cli.Main;
+import dev.clockwork.cli.common.Json;
 import dev.clockwork.offheap.NativeMemory;
 
 /**
@@ -702,11 +705,11 @@ final class SoakRun {
         long lookups = s.lookups - prev.lookups;
         double hitRatio = lookups > 0 ? (double) (s.hits - prev.hits) / lookups : 0;
         if (o.json) {
-            Json j = new Json().put("type", "interval")
-                    .put("elapsed_s", s.nanos / 1e9)
+            ObjectNode line = Json.object().put("type", "interval");
+            Json.putRounded(line, "elapsed_s", s.nanos / 1e9)
                     .put("ops_per_s", Math.round(opsPerSec))
-                    .put("total_ops", s.ops)
-                    .put("hit_ratio", hitRatio)
+                    .put("total_ops", s.ops);
+            Json.putRounded(line, "hit_ratio", hitRatio)
                     .put("failures", s.failures)
                     .put("rss_bytes", s.rss)
                     .put("native_bytes", s.nativeBytes)
@@ -714,7 +717,7 @@ final class SoakRun {
                     .put("usage_bytes", s.usage)
                     .put("capacity_bytes", s.capacity)
                     .put("entries", s.entries);
-            out.println(j.end());
+            out.println(Json.line(line));
         } else {
             out.printf(Locale.ROOT, "%9.1f %10d %13d %9.4f %8d %9s %10s %9s %9s %9s %9d%n",
                     s.nanos / 1e9, Math.round(opsPerSec), s.ops, hitRatio, s.failures,
@@ -792,9 +795,9 @@ final class SoakRun {
         String result = code == 0 ? "PASS" : "FAIL";
 
         if (o.json) {
-            Json j = new Json().put("type", "summary")
-                    .put("cache_type", o.cacheType)
-                    .put("elapsed_s", secs)
+            ObjectNode j = Json.object().put("type", "summary")
+                    .put("cache_type", o.cacheType);
+            Json.putRounded(j, "elapsed_s", secs)
                     .put("total_ops", t[OPS])
                     .put("ops_per_s", Math.round(t[OPS] / secs))
                     .put("lookups", t[LOOKUPS])
@@ -810,12 +813,12 @@ final class SoakRun {
                     .put("gc_requests", m.gcRequests)
                     .put("checks", t[CHECKS])
                     .put("checksum_failures", checkFailures)
-                    .put("worker_error", failure == null ? null : failure.toString())
-                    .put("warmup_s", m.warmupNanos / 1e9)
+                    .put("worker_error", failure == null ? null : failure.toString());
+            Json.putRounded(j, "warmup_s", m.warmupNanos / 1e9)
                     .put("rss_at_warmup_end_bytes", rssWarm)
                     .put("rss_max_after_warmup_bytes", m.maxRssAfterWarmup)
                     .put("rss_allowance_bytes", allowance)
-                    .put("rss_flat", rssKnown ? (Object) rssOk : null)
+                    .put("rss_flat", rssKnown ? rssOk : null)
                     .put("native_at_warmup_end_bytes",
                             m.atWarmupEnd == null ? -1 : m.atWarmupEnd.nativeBytes)
                     .put("native_max_after_warmup_bytes", m.maxNativeAfterWarmup)
@@ -829,7 +832,7 @@ final class SoakRun {
                     .put("leak_free", pinnedOk && drainOk && nativeOk)
                     .put("result", result)
                     .put("exit_code", code);
-            out.println(j.end());
+            out.println(Json.line(j));
             out.flush();
             return code;
         }
@@ -897,55 +900,5 @@ final class SoakRun {
         out.printf("Result: %s%n", result);
         out.flush();
         return code;
-    }
-
-    /** A flat JSON object, built field by field. */
-    static final class Json {
-        private final StringBuilder sb = new StringBuilder("{");
-
-        Json put(String key, Object value) {
-            if (sb.length() > 1) {
-                sb.append(',');
-            }
-            quote(key);
-            sb.append(':');
-            if (value == null) {
-                sb.append("null");
-            } else if (value instanceof Double d) {
-                // six decimals are plenty for seconds and ratios
-                sb.append(Double.isFinite(d) ? Double.toString(Math.round(d * 1e6) / 1e6) : "null");
-            } else if (value instanceof Number || value instanceof Boolean) {
-                sb.append(value);
-            } else {
-                quote(value.toString());
-            }
-            return this;
-        }
-
-        private void quote(String s) {
-            sb.append('"');
-            for (int i = 0; i < s.length(); i++) {
-                char ch = s.charAt(i);
-                switch (ch) {
-                    case '"' -> sb.append("\\\"");
-                    case '\\' -> sb.append("\\\\");
-                    case '\n' -> sb.append("\\n");
-                    case '\r' -> sb.append("\\r");
-                    case '\t' -> sb.append("\\t");
-                    default -> {
-                        if (ch < 0x20) {
-                            sb.append(String.format("\\u%04x", (int) ch));
-                        } else {
-                            sb.append(ch);
-                        }
-                    }
-                }
-            }
-            sb.append('"');
-        }
-
-        String end() {
-            return sb.append('}').toString();
-        }
     }
 }
