@@ -10,6 +10,8 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.cli.CacheFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import dev.clockwork.cli.common.CFormat;
+import dev.clockwork.cli.common.FlagCommand;
 
 /** {@code clockwork bench}: RocksDB cache_bench's workload and report, same flags. */
 @Command(name = "bench",

@@ -27,6 +27,16 @@ import dev.clockwork.offheap.HyperClockCache;
 import dev.clockwork.offheap.LruCache;
 import dev.clockwork.offheap.NativeMemory;
 import dev.clockwork.offheap.TableReport;
+import dev.clockwork.cli.common.CFormat;
+import dev.clockwork.cli.common.ExitCodes;
+import dev.clockwork.cli.workload.KeyGen;
+import dev.clockwork.cli.workload.LatencyStats;
+import dev.clockwork.cli.workload.PinnedFifo;
+import dev.clockwork.cli.workload.ProcessStats;
+import dev.clockwork.cli.workload.Random64;
+import dev.clockwork.cli.workload.ValueGen;
+import dev.clockwork.cli.workload.ValueHash;
+import dev.clockwork.cli.workload.ValueStamp;
 
 /**
  * The cache_bench workload against a Clockwork cache: optional population, then
@@ -85,7 +95,7 @@ final class CacheBench {
     /** Ops between two updates of a worker's progress count (a power of two). */
     private static final long PROGRESS_STEP = 4096;
     /** Exit code when {@code -verify_values} found a bad value. */
-    static final int EXIT_VERIFY_FAILED = 3;
+    static final int EXIT_VERIFY_FAILED = ExitCodes.VALUE_CHECK_FAILED;
 
     private final BenchOptions o;
     private final long seed;

@@ -7,6 +7,7 @@ import java.util.Locale;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.clockwork.cli.common.Json;
+import dev.clockwork.cli.workload.LatencyStats;
 
 /**
  * Latency of one kind of bench operation, as reported: count and percentiles in nanoseconds.

@@ -1,4 +1,4 @@
-package dev.clockwork.cli.bench;
+package dev.clockwork.cli.soak;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;

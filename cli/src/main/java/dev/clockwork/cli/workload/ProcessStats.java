@@ -1,4 +1,4 @@
-package dev.clockwork.cli.bench;
+package dev.clockwork.cli.workload;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -8,16 +8,16 @@ import java.util.List;
 import java.util.OptionalLong;
 
 /** Process-level memory numbers for the Clockwork additions to cache_bench's report. */
-final class ProcessStats {
+public final class ProcessStats {
     private ProcessStats() {
     }
 
     /** Peak resident set size in bytes (VmHWM in /proc/self/status), when the OS provides it. */
-    static OptionalLong peakRssBytes() {
+    public static OptionalLong peakRssBytes() {
         return parseVmHwm(Path.of("/proc/self/status"));
     }
 
-    static OptionalLong parseVmHwm(Path status) {
+    public static OptionalLong parseVmHwm(Path status) {
         try {
             List<String> lines = Files.readAllLines(status);
             for (String line : lines) {
@@ -37,7 +37,7 @@ final class ProcessStats {
      * The memory of this machine, or of this container if it is limited (the JVM's own view:
      * {@code OperatingSystemMXBean.getTotalMemorySize}), when the JVM provides it.
      */
-    static OptionalLong physicalMemoryBytes() {
+    public static OptionalLong physicalMemoryBytes() {
         if (ManagementFactory.getOperatingSystemMXBean()
                 instanceof com.sun.management.OperatingSystemMXBean os) {
             long bytes = os.getTotalMemorySize();
@@ -49,12 +49,12 @@ final class ProcessStats {
     }
 
     /** Heap bytes in use right after a full GC has been requested. */
-    static long heapUsedAfterGc() {
+    public static long heapUsedAfterGc() {
         System.gc();
         return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
     }
 
-    static String mib(long bytes) {
+    public static String mib(long bytes) {
         return String.valueOf(Math.round(bytes / (1024.0 * 1024.0)));
     }
 }

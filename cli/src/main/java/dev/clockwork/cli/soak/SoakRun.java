@@ -1,4 +1,4 @@
-package dev.clockwork.cli.bench;
+package dev.clockwork.cli.soak;
 
 import java.io.PrintWriter;
 import java.util.Locale;
@@ -15,6 +15,11 @@ import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.cli.Main;
 import dev.clockwork.cli.common.Json;
 import dev.clockwork.offheap.NativeMemory;
+import dev.clockwork.cli.common.CFormat;
+import dev.clockwork.cli.common.ExitCodes;
+import dev.clockwork.cli.workload.KeyGen;
+import dev.clockwork.cli.workload.PinnedFifo;
+import dev.clockwork.cli.workload.Random64;
 
 /**
  * {@code clockwork soak}: a mixed, checksum-verified, multi-threaded workload for a fixed time
@@ -57,9 +62,9 @@ import dev.clockwork.offheap.NativeMemory;
  */
 final class SoakRun {
     /** A worker threw, or the run could not start. */
-    static final int EXIT_ERROR = 1;
+    static final int EXIT_ERROR = ExitCodes.ERROR;
     /** Some value failed its check (the same code as bench's -verify_values). */
-    static final int EXIT_CHECK_FAILED = CacheBench.EXIT_VERIFY_FAILED;
+    static final int EXIT_CHECK_FAILED = ExitCodes.VALUE_CHECK_FAILED;
     /** Leak accounting failed: pinned usage, entries or usage after the drain, native bytes. */
     static final int EXIT_LEAK = 4;
     /** RSS grew after the warm-up beyond the allowance. */
