@@ -1,62 +1,17 @@
 package dev.clockwork.cli.soak;
 
-import java.io.IOException;
-import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryMXBean;
-import java.lang.management.MemoryUsage;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Locale;
 
 /**
- * Memory numbers sampled during {@code clockwork soak}, and its rule for "RSS is flat".
- *
- * <p>The current resident set size comes from {@code VmRSS} in {@code /proc/self/status}
- * ({@link ProcessStats} reads the peak, {@code VmHWM}, from the same file); where there is no
- * such file the RSS is unknown (-1) and the RSS rule is not judged.
+ * The soak's rule for "RSS is flat", and how it shows memory. The RSS itself comes from
+ * {@link dev.clockwork.cli.workload.ProcessStats#rssBytes}; where the OS does not give it the
+ * RSS is unknown (-1) and the rule is not judged.
  */
 final class SoakMemory {
     private SoakMemory() {
     }
 
     static final long MIB = 1024 * 1024;
-    private static final Path STATUS = Path.of("/proc/self/status");
-    private static final MemoryMXBean MEMORY = ManagementFactory.getMemoryMXBean();
-
-    /** Current RSS in bytes, or -1 when the OS does not say. */
-    static long rssBytes() {
-        long kib = statusKib(STATUS, "VmRSS:");
-        return kib < 0 ? -1 : kib * 1024;
-    }
-
-    /**
-     * The value in KiB of a "Name:   123 kB" line of a /proc status file, or -1 when the file or
-     * line is missing or malformed.
-     */
-    static long statusKib(Path status, String field) {
-        try {
-            for (String line : Files.readAllLines(status)) {
-                if (line.startsWith(field)) {
-                    String[] parts = line.substring(field.length()).trim().split("\\s+");
-                    return Long.parseLong(parts[0]);
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            // not Linux, or an unexpected format: no number
-        }
-        return -1;
-    }
-
-    /** Java heap in use (no GC requested). */
-    static long heapUsedBytes() {
-        return MEMORY.getHeapMemoryUsage().getUsed();
-    }
-
-    /** Java heap committed. */
-    static long heapCommittedBytes() {
-        MemoryUsage u = MEMORY.getHeapMemoryUsage();
-        return u.getCommitted();
-    }
 
     /**
      * The growth allowed after the warm-up: {@code max(pct% of the RSS at the end of the warm-up,

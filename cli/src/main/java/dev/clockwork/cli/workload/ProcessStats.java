@@ -4,33 +4,51 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.OptionalLong;
 
-/** Process-level memory numbers for the Clockwork additions to cache_bench's report. */
+/**
+ * The process's memory as the commands report it. Resident set sizes come from
+ * {@code /proc/self/status} ({@code VmRSS} now, {@code VmHWM} the peak); where there is no such
+ * file they are unknown.
+ */
 public final class ProcessStats {
     private ProcessStats() {
     }
 
-    /** Peak resident set size in bytes (VmHWM in /proc/self/status), when the OS provides it. */
+    private static final Path STATUS = Path.of("/proc/self/status");
+
+    /** Peak resident set size in bytes (VmHWM), when the OS provides it. */
     public static OptionalLong peakRssBytes() {
-        return parseVmHwm(Path.of("/proc/self/status"));
+        return parseVmHwm(STATUS);
     }
 
     public static OptionalLong parseVmHwm(Path status) {
+        long kib = statusKib(status, "VmHWM:");
+        return kib < 0 ? OptionalLong.empty() : OptionalLong.of(kib * 1024);
+    }
+
+    /** Current resident set size in bytes (VmRSS), or -1 when the OS does not say. */
+    public static long rssBytes() {
+        long kib = statusKib(STATUS, "VmRSS:");
+        return kib < 0 ? -1 : kib * 1024;
+    }
+
+    /**
+     * The value in KiB of a "Name:   123 kB" line of a /proc status file, or -1 when the file or
+     * line is missing or malformed.
+     */
+    public static long statusKib(Path status, String field) {
         try {
-            List<String> lines = Files.readAllLines(status);
-            for (String line : lines) {
-                if (line.startsWith("VmHWM:")) {
-                    String[] parts = line.substring("VmHWM:".length()).trim().split("\\s+");
-                    long kib = Long.parseLong(parts[0]);
-                    return OptionalLong.of(kib * 1024);
+            for (String line : Files.readAllLines(status)) {
+                if (line.startsWith(field)) {
+                    String[] parts = line.substring(field.length()).trim().split("\\s+");
+                    return Long.parseLong(parts[0]);
                 }
             }
         } catch (IOException | RuntimeException e) {
             // not Linux, or an unexpected format: no number
         }
-        return OptionalLong.empty();
+        return -1;
     }
 
     /**
@@ -48,12 +66,18 @@ public final class ProcessStats {
         return OptionalLong.empty();
     }
 
-    /** Heap bytes in use right after a full GC has been requested. */
-    public static long heapUsedAfterGc() {
-        System.gc();
+    /** Java heap in use now (no GC requested). */
+    public static long heapUsedBytes() {
         return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
     }
 
+    /** Heap bytes in use right after a full GC has been requested. */
+    public static long heapUsedAfterGc() {
+        System.gc();
+        return heapUsedBytes();
+    }
+
+    /** Bytes as whole MiB. */
     public static String mib(long bytes) {
         return String.valueOf(Math.round(bytes / (1024.0 * 1024.0)));
     }

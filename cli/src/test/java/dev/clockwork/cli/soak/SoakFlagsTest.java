@@ -273,12 +273,12 @@ class SoakFlagsTest {
     void readsVmRssFromProcStatus(@TempDir Path dir) throws IOException {
         Path status = dir.resolve("status");
         Files.writeString(status, "Name:\tjava\nVmHWM:\t  204800 kB\nVmRSS:\t  102400 kB\n");
-        assertEquals(102400, SoakMemory.statusKib(status, "VmRSS:"));
-        assertEquals(204800, SoakMemory.statusKib(status, "VmHWM:"));
-        assertEquals(-1, SoakMemory.statusKib(status, "VmSwap:"));
-        assertEquals(-1, SoakMemory.statusKib(dir.resolve("missing"), "VmRSS:"));
+        assertEquals(102400, ProcessStats.statusKib(status, "VmRSS:"));
+        assertEquals(204800, ProcessStats.statusKib(status, "VmHWM:"));
+        assertEquals(-1, ProcessStats.statusKib(status, "VmSwap:"));
+        assertEquals(-1, ProcessStats.statusKib(dir.resolve("missing"), "VmRSS:"));
         if (Files.exists(Path.of("/proc/self/status"))) {
-            long rss = SoakMemory.rssBytes();
+            long rss = ProcessStats.rssBytes();
             assertTrue(rss > 1 << 20, "this JVM's RSS: " + rss);
         }
     }
