@@ -390,7 +390,7 @@ class BenchEndToEndTest {
                 });
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = new CacheBench(o, seed, corrupting, new PrintWriter(out, true),
+        int code = new BenchRun(o, seed, corrupting, new PrintWriter(out, true),
                 new PrintWriter(err, true)).execute();
         assertEquals(3, code, out + "\n" + err);
         long failures = copies.get() / 50;

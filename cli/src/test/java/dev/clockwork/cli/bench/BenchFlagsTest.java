@@ -448,15 +448,15 @@ class BenchFlagsTest {
     /** The progress line's share of ops done, exact for every long total. */
     @Test
     void progressPercentNeverOverflows() {
-        assertEquals(100, CacheBench.percent(0, 0));
-        assertEquals(0, CacheBench.percent(0, 3));
-        assertEquals(33, CacheBench.percent(1, 3));
-        assertEquals(100, CacheBench.percent(3, 3));
+        assertEquals(100, BenchRun.percent(0, 0));
+        assertEquals(0, BenchRun.percent(0, 3));
+        assertEquals(33, BenchRun.percent(1, 3));
+        assertEquals(100, BenchRun.percent(3, 3));
         long max = Long.MAX_VALUE;
-        assertEquals(100, CacheBench.percent(max, max));
-        assertEquals(99, CacheBench.percent(max - 1, max));
-        assertEquals(50, CacheBench.percent(1L << 62, max));
-        assertEquals(0, CacheBench.percent(4096, max));
+        assertEquals(100, BenchRun.percent(max, max));
+        assertEquals(99, BenchRun.percent(max - 1, max));
+        assertEquals(50, BenchRun.percent(1L << 62, max));
+        assertEquals(0, BenchRun.percent(4096, max));
         java.util.SplittableRandom random = new java.util.SplittableRandom(3);
         for (int i = 0; i < 10_000; i++) {
             long total = random.nextLong(1, max);
@@ -464,7 +464,7 @@ class BenchFlagsTest {
             long expected = java.math.BigInteger.valueOf(done).multiply(
                     java.math.BigInteger.valueOf(100)).divide(java.math.BigInteger.valueOf(total))
                     .longValueExact();
-            assertEquals(expected, CacheBench.percent(done, total), done + " of " + total);
+            assertEquals(expected, BenchRun.percent(done, total), done + " of " + total);
         }
     }
 
