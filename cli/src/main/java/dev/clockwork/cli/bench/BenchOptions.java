@@ -400,12 +400,15 @@ public final class BenchOptions {
         if (valueBytes > cacheSize) {
             return "-value_bytes=" + valueBytes + " must not exceed -cache_size=" + cacheSize;
         }
-        if (!(residentRatio > 0) || Double.isInfinite(residentRatio)) {
-            return "-resident_ratio must be a finite number > 0, was " + residentRatio;
+        String ratioProblem = SizeChecks.residentAndPinnedRatios(residentRatio, pinnedRatio);
+        if (ratioProblem != null) {
+            return ratioProblem;
         }
-        if (!(pinnedRatio >= 0) || Double.isInfinite(pinnedRatio)) {
-            return "-pinned_ratio must be a finite number >= 0, was " + pinnedRatio;
-        }
+        return validateMixAndSizes();
+    }
+
+    /** The second half of {@link #validate}: the mix, ratios and what the sizes allow. */
+    private String validateMixAndSizes() {
         if (!(compressibleToRatio >= 0) || Double.isInfinite(compressibleToRatio)) {
             return "-compressible_to_ratio must be a finite number >= 0, was "
                     + compressibleToRatio;
@@ -421,15 +424,9 @@ public final class BenchOptions {
         if (mixProblem != null) {
             return mixProblem;
         }
-        if (!(highPriPoolRatio >= 0 && highPriPoolRatio <= 1)) {
-            return "-high_pri_pool_ratio must be in [0, 1], was " + highPriPoolRatio;
-        }
-        if (!(lowPriPoolRatio >= 0 && lowPriPoolRatio <= 1)) {
-            return "-low_pri_pool_ratio must be in [0, 1], was " + lowPriPoolRatio;
-        }
-        if (highPriPoolRatio + lowPriPoolRatio > 1) {
-            return "-high_pri_pool_ratio + -low_pri_pool_ratio must not exceed 1, was "
-                    + (highPriPoolRatio + lowPriPoolRatio);
+        String poolProblem = SizeChecks.poolRatios(highPriPoolRatio, lowPriPoolRatio);
+        if (poolProblem != null) {
+            return poolProblem;
         }
         if (degenerateHashBits < 0 || degenerateHashBits > MAX_DEGENERATE_HASH_BITS) {
             return "-degenerate_hash_bits must be in [0, " + MAX_DEGENERATE_HASH_BITS + "], was "

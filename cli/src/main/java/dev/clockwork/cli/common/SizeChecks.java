@@ -8,7 +8,7 @@ import dev.clockwork.offheap.CacheOptions;
 import dev.clockwork.cli.workload.ProcessStats;
 
 /**
- * Checks of the counts and sizes both gflags commands ({@code bench}, {@code soak}) take, made
+ * Checks of the flags both gflags commands ({@code bench}, {@code soak}) take, made
  * where the flags enter so that a refusal names the flag and nothing runs: each returns null
  * when the value is usable, else a message for {@link FlagCommand#refuse}.
  */
@@ -62,5 +62,31 @@ public final class SizeChecks {
      */
     public static String cache(CacheFactory.Settings settings, Map<String, String> builderFlags) {
         return CacheFactory.check(settings, builderFlags);
+    }
+
+    /** The LRU pool ratios, each in [0, 1] and together at most 1. */
+    public static String poolRatios(double highPriPoolRatio, double lowPriPoolRatio) {
+        if (!(highPriPoolRatio >= 0 && highPriPoolRatio <= 1)) {
+            return "-high_pri_pool_ratio must be in [0, 1], was " + highPriPoolRatio;
+        }
+        if (!(lowPriPoolRatio >= 0 && lowPriPoolRatio <= 1)) {
+            return "-low_pri_pool_ratio must be in [0, 1], was " + lowPriPoolRatio;
+        }
+        if (highPriPoolRatio + lowPriPoolRatio > 1) {
+            return "-high_pri_pool_ratio + -low_pri_pool_ratio must not exceed 1, was "
+                    + (highPriPoolRatio + lowPriPoolRatio);
+        }
+        return null;
+    }
+
+    /** The share of the key space that fits, and the share of the cache kept pinned. */
+    public static String residentAndPinnedRatios(double residentRatio, double pinnedRatio) {
+        if (!(residentRatio > 0) || Double.isInfinite(residentRatio)) {
+            return "-resident_ratio must be a finite number > 0, was " + residentRatio;
+        }
+        if (!(pinnedRatio >= 0) || Double.isInfinite(pinnedRatio)) {
+            return "-pinned_ratio must be a finite number >= 0, was " + pinnedRatio;
+        }
+        return null;
     }
 }

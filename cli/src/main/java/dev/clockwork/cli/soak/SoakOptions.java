@@ -300,12 +300,15 @@ public final class SoakOptions {
         if (warmupNanos >= durationNanos) {
             return "-warmup must be shorter than -duration";
         }
-        if (!(residentRatio > 0) || Double.isInfinite(residentRatio)) {
-            return "-resident_ratio must be a finite number > 0, was " + residentRatio;
+        String ratioProblem = SizeChecks.residentAndPinnedRatios(residentRatio, pinnedRatio);
+        if (ratioProblem != null) {
+            return ratioProblem;
         }
-        if (!(pinnedRatio >= 0) || Double.isInfinite(pinnedRatio)) {
-            return "-pinned_ratio must be a finite number >= 0, was " + pinnedRatio;
-        }
+        return validateMixAndSizes();
+    }
+
+    /** The second half of {@link #validate}: the mix, ratios and what the sizes allow. */
+    private String validateMixAndSizes() {
         String mixProblem = opMix().check();
         if (mixProblem != null) {
             return mixProblem;
@@ -320,15 +323,9 @@ public final class SoakOptions {
         if (!(rssTolerancePct >= 0) || Double.isInfinite(rssTolerancePct)) {
             return "-rss_tolerance_pct must be a finite number >= 0, was " + rssTolerancePct;
         }
-        if (!(highPriPoolRatio >= 0 && highPriPoolRatio <= 1)) {
-            return "-high_pri_pool_ratio must be in [0, 1], was " + highPriPoolRatio;
-        }
-        if (!(lowPriPoolRatio >= 0 && lowPriPoolRatio <= 1)) {
-            return "-low_pri_pool_ratio must be in [0, 1], was " + lowPriPoolRatio;
-        }
-        if (highPriPoolRatio + lowPriPoolRatio > 1) {
-            return "-high_pri_pool_ratio + -low_pri_pool_ratio must not exceed 1, was "
-                    + (highPriPoolRatio + lowPriPoolRatio);
+        String poolProblem = SizeChecks.poolRatios(highPriPoolRatio, lowPriPoolRatio);
+        if (poolProblem != null) {
+            return poolProblem;
         }
         long perThread = PinnedFifo.pinCountForThread(totalPinCount(), (int) threads - 1,
                 (int) threads);
