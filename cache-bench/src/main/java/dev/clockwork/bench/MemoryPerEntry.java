@@ -1,5 +1,9 @@
 package dev.clockwork.bench;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.clockwork.offheap.NativeMemory;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -38,6 +42,7 @@ import java.util.Locale;
 public final class MemoryPerEntry {
     static final int KEY_BYTES = 16;
     private static final String CHILD = "-child=";
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private MemoryPerEntry() {
     }
@@ -141,15 +146,26 @@ public final class MemoryPerEntry {
         long nativeBytes = peer instanceof BenchPeer.Clockwork c
                 ? NativeMemory.outstandingBytes() - malloc0 + c.mappedTableBytes() : -1;
         double perEntry = (double) (heap + rssGrowth) / resident;
-        String line = String.format(Locale.ROOT, "{\"tool\":\"clockwork memory\",\"cache\":\"%s\","
-                        + "\"value_bytes\":%d,\"key_bytes\":%d,\"capacity_bytes\":%d,"
-                        + "\"inserted\":%d,\"resident\":%d,\"heap_bytes\":%d,\"rss_bytes\":%d,"
-                        + "\"native_bytes\":%d,\"bytes_per_entry\":%.1f,"
-                        + "\"overhead_per_entry\":%.1f}",
-                cache, valueBytes, KEY_BYTES, capacity, inserted, resident, heap, rssGrowth,
-                nativeBytes, perEntry, perEntry - KEY_BYTES - valueBytes);
+        ObjectNode line = JSON.createObjectNode()
+                .put("tool", "clockwork memory")
+                .put("cache", cache)
+                .put("value_bytes", valueBytes)
+                .put("key_bytes", KEY_BYTES)
+                .put("capacity_bytes", capacity)
+                .put("inserted", inserted)
+                .put("resident", resident)
+                .put("heap_bytes", heap)
+                .put("rss_bytes", rssGrowth)
+                .put("native_bytes", nativeBytes)
+                .put("bytes_per_entry", tenths(perEntry))
+                .put("overhead_per_entry", tenths(perEntry - KEY_BYTES - valueBytes));
         peer.close();
-        return line;
+        return line.toString();
+    }
+
+    /** Rounded to one decimal: the figures are approximate to well within a byte. */
+    private static double tenths(double v) {
+        return Math.round(v * 10) / 10.0;
     }
 
     private static long heapAfterGc() {
@@ -173,16 +189,13 @@ public final class MemoryPerEntry {
         throw new IllegalStateException("no VmRSS in /proc/self/status");
     }
 
-    /** A Markdown row from a JSON line (flat numbers and one string, as {@link #measure} writes). */
-    static String row(String json) {
-        long resident = (long) number(json, "resident");
+    /** A Markdown row from a JSON line that {@link #measure} wrote. */
+    static String row(String json) throws JsonProcessingException {
+        JsonNode m = JSON.readTree(json);
+        long resident = m.get("resident").asLong();
         return String.format(Locale.ROOT, "| %s | %,d | %.1f | %.1f | %.1f | %.1f |",
-                json.replaceAll(".*\"cache\":\"([^\"]*)\".*", "$1"), resident,
-                number(json, "heap_bytes") / resident, number(json, "rss_bytes") / resident,
-                number(json, "bytes_per_entry"), number(json, "overhead_per_entry"));
-    }
-
-    private static double number(String json, String key) {
-        return Double.parseDouble(json.replaceAll(".*\"" + key + "\":(-?[0-9.]+).*", "$1"));
+                m.get("cache").asText(), resident,
+                m.get("heap_bytes").asDouble() / resident, m.get("rss_bytes").asDouble() / resident,
+                m.get("bytes_per_entry").asDouble(), m.get("overhead_per_entry").asDouble());
     }
 }

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 import dev.clockwork.cli.bench.BenchCommand;
-import dev.clockwork.cli.bench.SoakCommand;
+import dev.clockwork.cli.soak.SoakCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;

@@ -26,7 +26,7 @@ record BenchRun(String cacheType, int threads, double opsPerSec, double hitRatio
     static BenchRun from(Obj o) {
         Map<String, Latency> latency = new LinkedHashMap<>();
         Obj kinds = o.object("latency_ns");
-        for (String kind : kinds.fields().keySet()) {
+        for (String kind : kinds.keys()) {
             latency.put(kind, Latency.from(kinds.object(kind)));
         }
         return new BenchRun(String.valueOf(o.string("cache_type")), (int) o.integer("threads", 1),

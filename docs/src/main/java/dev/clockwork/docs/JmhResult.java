@@ -3,6 +3,8 @@ package dev.clockwork.docs;
 import java.util.Map;
 import java.util.TreeMap;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 /**
  * One element of a JMH {@code -rf json} result file, reduced to what the charts show: which
  * benchmark with which parameters and threads, the primary score and its error, and the secondary
@@ -16,7 +18,7 @@ record JmhResult(String source, String benchmark, String mode, int threads,
     private static final String ALLOC_NORM = "gc.alloc.rate.norm";
 
     /** True when a parsed value looks like one element of a JMH result array. */
-    static boolean looksLikeOne(Object element) {
+    static boolean looksLikeOne(JsonNode element) {
         Obj obj = Obj.of(element);
         return obj != null && obj.string("benchmark") != null && obj.has("primaryMetric");
     }
@@ -36,7 +38,7 @@ record JmhResult(String source, String benchmark, String mode, int threads,
     }
 
     private static double secondaryScore(Obj secondary, String name) {
-        for (String key : secondary.fields().keySet()) {
+        for (String key : secondary.keys()) {
             if (key.replace("\u00b7", "").equals(name)) {
                 return secondary.object(key).number("score");
             }

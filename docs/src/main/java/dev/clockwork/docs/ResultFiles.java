@@ -14,6 +14,8 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 /**
  * Finds and reads the result files under a directory: {@code *.json} files that are JMH result
  * arrays and {@code *.jsonl} files with {@code clockwork bench} or {@code clockwork memory} lines.
@@ -75,19 +77,24 @@ final class ResultFiles {
     }
 
     private void readJmh(String relative, String text) {
-        Object parsed;
+        JsonNode parsed;
         try {
             parsed = Json.parse(text);
         } catch (JsonException e) {
             note.accept("skipped " + relative + ": not valid JSON (" + e.getMessage() + ")");
             return;
         }
-        if (!(parsed instanceof List<?> list) || list.isEmpty()
-                || !list.stream().allMatch(JmhResult::looksLikeOne)) {
+        if (!parsed.isArray() || parsed.isEmpty()) {
             note.accept("skipped " + relative + ": not a JMH result array");
             return;
         }
-        for (Object element : list) {
+        for (JsonNode element : parsed) {
+            if (!JmhResult.looksLikeOne(element)) {
+                note.accept("skipped " + relative + ": not a JMH result array");
+                return;
+            }
+        }
+        for (JsonNode element : parsed) {
             keepLast(jmh, JmhResult.from(Obj.of(element), relative), JmhResult::identity,
                     JmhResult::source);
         }

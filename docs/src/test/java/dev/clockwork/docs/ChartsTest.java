@@ -37,8 +37,8 @@ class ChartsTest {
         Rendered r = Rendered.render(Rendered.fixture("other"), tmp.resolve("out"));
 
         assertEquals(List.of(
-                "skipped broken.json: not valid JSON (expected a string key but found end of input"
-                        + " at line 2, column 1 (offset 26))",
+                "skipped broken.json: not valid JSON (Unexpected end-of-input within/between"
+                        + " Object entries at line 2, column 1 (offset 26))",
                 "nested/half.jsonl: skipped 1 line(s) that are not clockwork bench or memory JSON",
                 "skipped nested/unrelated.jsonl: no clockwork bench or memory lines",
                 "skipped numbers.json: not a JMH result array",

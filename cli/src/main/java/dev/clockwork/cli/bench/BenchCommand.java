@@ -10,6 +10,8 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.cli.CacheFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import dev.clockwork.cli.common.CFormat;
+import dev.clockwork.cli.common.FlagCommand;
 
 /** {@code clockwork bench}: RocksDB cache_bench's workload and report, same flags. */
 @Command(name = "bench",
@@ -119,7 +121,7 @@ public final class BenchCommand extends FlagCommand {
             err.println(spec.qualifiedName() + ": cannot create the cache: " + e.getMessage());
             return 1;
         }
-        CacheBench bench = new CacheBench(options, seed, cache, out, err);
+        BenchRun bench = new BenchRun(options, seed, cache, out, err);
         int rc = bench.execute();
         if (results != null && bench.result() != null) {
             results.add(bench.result());
@@ -136,7 +138,7 @@ public final class BenchCommand extends FlagCommand {
         long start = System.nanoTime();
         PrintWriter quiet = new PrintWriter(java.io.Writer.nullWriter());
         long warmupSeed = seed ^ 0x5BD1_E995L;
-        int rc = new CacheBench(w, warmupSeed, CacheFactory.create(w.cacheSettings(warmupSeed)),
+        int rc = new BenchRun(w, warmupSeed, CacheFactory.create(w.cacheSettings(warmupSeed)),
                 quiet, err).execute();
         out.printf("JIT warm-up: %d ops on a separate %s cache, %.1f s%n",
                 w.opsPerThread * w.threads, CFormat.bytesToHuman(w.cacheSize),

@@ -3,6 +3,9 @@ package dev.clockwork.cli.bench;
 import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.cli.GFlags;
 import picocli.CommandLine.Option;
+import dev.clockwork.cli.workload.OpMix;
+import dev.clockwork.cli.workload.PinnedFifo;
+import dev.clockwork.cli.common.SizeChecks;
 
 /**
  * The flags of {@code clockwork bench}, named and defaulted as in RocksDB's cache_bench
@@ -13,9 +16,6 @@ import picocli.CommandLine.Option;
  * (uint64 limited to {@link Long#MAX_VALUE}).
  */
 public final class BenchOptions {
-
-    /** {@code UINT64_MAX / 100}: the width of one percent in the space of a random uint64. */
-    static final long HUNDREDTH_UINT64 = Long.divideUnsigned(-1L, 100);
 
     /** Upper bounds that keep the harness's own arrays and loops sane. */
     static final long MAX_THREADS = 1 << 16;
@@ -400,12 +400,15 @@ public final class BenchOptions {
         if (valueBytes > cacheSize) {
             return "-value_bytes=" + valueBytes + " must not exceed -cache_size=" + cacheSize;
         }
-        if (!(residentRatio > 0) || Double.isInfinite(residentRatio)) {
-            return "-resident_ratio must be a finite number > 0, was " + residentRatio;
+        String ratioProblem = SizeChecks.residentAndPinnedRatios(residentRatio, pinnedRatio);
+        if (ratioProblem != null) {
+            return ratioProblem;
         }
-        if (!(pinnedRatio >= 0) || Double.isInfinite(pinnedRatio)) {
-            return "-pinned_ratio must be a finite number >= 0, was " + pinnedRatio;
-        }
+        return validateMixAndSizes();
+    }
+
+    /** The second half of {@link #validate}: the mix, ratios and what the sizes allow. */
+    private String validateMixAndSizes() {
         if (!(compressibleToRatio >= 0) || Double.isInfinite(compressibleToRatio)) {
             return "-compressible_to_ratio must be a finite number >= 0, was "
                     + compressibleToRatio;
@@ -417,24 +420,13 @@ public final class BenchOptions {
             return "-vary_capacity_ratio=" + varyCapacityRatio + " would set capacities below 1"
                     + " byte for -cache_size=" + cacheSize;
         }
-        long sum = lookupInsertPercent + insertPercent + blindInsertPercent + lookupPercent
-                + erasePercent;
-        if (sum != 100) {
-            return "Percentages must add to 100: -lookup_insert_percent=" + lookupInsertPercent
-                    + " + -insert_percent=" + insertPercent
-                    + " + -blind_insert_percent=" + blindInsertPercent
-                    + " + -lookup_percent=" + lookupPercent
-                    + " + -erase_percent=" + erasePercent + " = " + sum;
+        String mixProblem = opMix().check();
+        if (mixProblem != null) {
+            return mixProblem;
         }
-        if (!(highPriPoolRatio >= 0 && highPriPoolRatio <= 1)) {
-            return "-high_pri_pool_ratio must be in [0, 1], was " + highPriPoolRatio;
-        }
-        if (!(lowPriPoolRatio >= 0 && lowPriPoolRatio <= 1)) {
-            return "-low_pri_pool_ratio must be in [0, 1], was " + lowPriPoolRatio;
-        }
-        if (highPriPoolRatio + lowPriPoolRatio > 1) {
-            return "-high_pri_pool_ratio + -low_pri_pool_ratio must not exceed 1, was "
-                    + (highPriPoolRatio + lowPriPoolRatio);
+        String poolProblem = SizeChecks.poolRatios(highPriPoolRatio, lowPriPoolRatio);
+        if (poolProblem != null) {
+            return poolProblem;
         }
         if (degenerateHashBits < 0 || degenerateHashBits > MAX_DEGENERATE_HASH_BITS) {
             return "-degenerate_hash_bits must be in [0, " + MAX_DEGENERATE_HASH_BITS + "], was "
@@ -508,30 +500,32 @@ public final class BenchOptions {
         return PinnedFifo.totalPinCount(cacheSize, pinnedRatio, valueBytes);
     }
 
-    /*
-     * Op selection: a random uint64 is compared (unsigned) with cumulative thresholds, each
-     * percent being UINT64_MAX / 100 wide. The 15 values at the very top (>= 100 hundredths) are
-     * no-ops, as in cache_bench.
-     */
+    /** The five operation percentages. */
+    OpMix opMix() {
+        return new OpMix(lookupInsertPercent, insertPercent, blindInsertPercent, lookupPercent,
+                erasePercent);
+    }
+
+    // The cumulative op-selection thresholds (OpMix#thresholds), one per kind.
 
     long lookupInsertThreshold() {
-        return HUNDREDTH_UINT64 * lookupInsertPercent;
+        return opMix().thresholds()[0];
     }
 
     long insertThreshold() {
-        return lookupInsertThreshold() + HUNDREDTH_UINT64 * insertPercent;
+        return opMix().thresholds()[1];
     }
 
     long blindInsertThreshold() {
-        return insertThreshold() + HUNDREDTH_UINT64 * blindInsertPercent;
+        return opMix().thresholds()[2];
     }
 
     long lookupThreshold() {
-        return blindInsertThreshold() + HUNDREDTH_UINT64 * lookupPercent;
+        return opMix().thresholds()[3];
     }
 
     long eraseThreshold() {
-        return lookupThreshold() + HUNDREDTH_UINT64 * erasePercent;
+        return opMix().thresholds()[4];
     }
 
     /**

@@ -3,11 +3,11 @@ package dev.clockwork.cli.bench;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Collectors;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.clockwork.cli.common.Json;
 
 /**
  * The headline figures of one {@code bench} run: what {@code -json} prints and what
@@ -64,190 +64,104 @@ record BenchResult(String cacheType, long threads, long opsPerThread, double ela
      * @param pinnedCount handles the workers held when they finished ("Final pinned count")
      */
     record TableStats(long occupancy, long slots, long evictionEffortExceeded, long pinnedCount) {
-        String toJson() {
-            List<String> fields = new ArrayList<>();
+        /** The figures the cache has; those it does not have (-1) are left out. */
+        ObjectNode toJson() {
+            ObjectNode node = Json.object();
             if (slots >= 0) {
-                fields.add("\"occupancy\":" + occupancy);
-                fields.add("\"slots\":" + slots);
-                fields.add(String.format(Locale.ROOT, "\"load_factor\":%.6f",
-                        slots == 0 ? 0.0 : (double) occupancy / slots));
+                node.put("occupancy", occupancy).put("slots", slots);
+                Json.putRounded(node, "load_factor",
+                        slots == 0 ? 0.0 : (double) occupancy / slots);
             }
             if (evictionEffortExceeded >= 0) {
-                fields.add("\"eviction_effort_exceeded\":" + evictionEffortExceeded);
+                node.put("eviction_effort_exceeded", evictionEffortExceeded);
             }
             if (pinnedCount >= 0) {
-                fields.add("\"pinned_count\":" + pinnedCount);
+                node.put("pinned_count", pinnedCount);
             }
-            return "{" + String.join(",", fields) + "}";
+            return node;
         }
 
-        static TableStats fromJson(String object) {
-            return new TableStats(optionalLong(object, "occupancy"), optionalLong(object, "slots"),
-                    optionalLong(object, "eviction_effort_exceeded"),
-                    optionalLong(object, "pinned_count"));
+        static TableStats fromJson(JsonNode node) {
+            return new TableStats(optionalLong(node, "occupancy"), optionalLong(node, "slots"),
+                    optionalLong(node, "eviction_effort_exceeded"),
+                    optionalLong(node, "pinned_count"));
+        }
+
+        private static long optionalLong(JsonNode node, String key) {
+            JsonNode value = node.get(key);
+            return value != null && value.isNumber() ? value.asLong() : -1;
         }
     }
 
     /**
      * One line of JSON; {@link #fromJson} reads it back. The fields of the first version come
-     * first and unchanged; {@code flags}, {@code table} and {@code gather_stats_us} follow.
+     * first and unchanged; {@code flags} (numbers and booleans as JSON numbers and booleans),
+     * {@code table} and {@code gather_stats_us} follow.
      */
     String toJson() {
-        StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
-                "{\"tool\":\"clockwork bench\",\"cache_type\":\"%s\","
-                        + "\"threads\":%d,\"ops_per_thread\":%d,\"elapsed_s\":%.6f,"
-                        + "\"rough_parallel_ops_per_sec\":%d,\"thread_ops_per_sec\":%d,"
-                        + "\"lookup_hit_ratio\":%.6f,\"entries\":%d,\"native_bytes\":%d,"
-                        + "\"max_rss_bytes\":%d,\"heap_used_bytes\":%d,\"latency_ns\":{%s}",
-                cacheType, threads, opsPerThread, elapsedSecs, parallelOpsPerSec,
-                threadOpsPerSec, hitRatio, entries, nativeBytes, maxRssBytes, heapUsedBytes,
-                latency.stream().map(OpLatency::toJson).collect(Collectors.joining(","))));
+        ObjectNode node = Json.object()
+                .put("tool", "clockwork bench")
+                .put("cache_type", cacheType)
+                .put("threads", threads)
+                .put("ops_per_thread", opsPerThread);
+        Json.putRounded(node, "elapsed_s", elapsedSecs)
+                .put("rough_parallel_ops_per_sec", parallelOpsPerSec)
+                .put("thread_ops_per_sec", threadOpsPerSec);
+        Json.putRounded(node, "lookup_hit_ratio", hitRatio)
+                .put("entries", entries)
+                .put("native_bytes", nativeBytes)
+                .put("max_rss_bytes", maxRssBytes)
+                .put("heap_used_bytes", heapUsedBytes);
+        ObjectNode latencyNode = node.putObject("latency_ns");
+        latency.forEach(l -> latencyNode.set(l.op(), l.toJson()));
         if (!flags.isEmpty()) {
-            sb.append(",\"flags\":{").append(flags.entrySet().stream()
-                    .map(e -> quote(e.getKey()) + ":" + quote(e.getValue()))
-                    .collect(Collectors.joining(","))).append('}');
+            ObjectNode flagsNode = node.putObject("flags");
+            flags.forEach((name, value) -> flagsNode.set(name, Json.flagValue(value)));
         }
         if (table != null) {
-            sb.append(",\"table\":").append(table.toJson());
+            node.set("table", table.toJson());
         }
         if (gatherStats != null) {
-            sb.append(',').append(gatherStats.toJson());
+            node.set(GATHER_STATS, gatherStats.toJson());
         }
-        return sb.append('}').toString();
+        return Json.line(node);
     }
 
     /**
      * Reads what {@link #toJson} wrote: the first version's fields are required; the later ones
      * ({@code flags}, {@code table}, {@code gather_stats_us}) are read when present, and other
-     * fields are ignored, so that lines of older and newer versions both read.
+     * fields are ignored, so that lines of older and newer versions both read. Flag values read
+     * as their text, whether the line has them as strings or as numbers.
+     *
+     * @throws IllegalArgumentException if the line is not JSON or lacks a required field
      */
-    static BenchResult fromJson(String json) {
-        String latencyObject = object(json, "latency_ns");
-        String flagsObject = object(json, "flags");
-        String tableObject = object(json, "table");
-        String gather = object(json, GATHER_STATS);
-        return new BenchResult(text(json, "cache_type"), (long) number(json, "threads"),
-                (long) number(json, "ops_per_thread"), number(json, "elapsed_s"),
-                (long) number(json, "rough_parallel_ops_per_sec"),
-                (long) number(json, "thread_ops_per_sec"), number(json, "lookup_hit_ratio"),
-                (long) number(json, "entries"), (long) number(json, "native_bytes"),
-                (long) number(json, "max_rss_bytes"), (long) number(json, "heap_used_bytes"),
-                latencyObject == null ? List.of() : latency(latencyObject),
-                flagsObject == null ? Map.of() : strings(flagsObject),
-                tableObject == null ? null : TableStats.fromJson(tableObject),
-                gather == null ? null : latency("\"" + GATHER_STATS + "\":{" + gather + "}")
-                        .stream().findFirst().orElse(null));
+    static BenchResult fromJson(String line) {
+        JsonNode node = Json.read(line);
+        List<OpLatency> latency = new ArrayList<>();
+        node.path("latency_ns").properties()
+                .forEach(e -> latency.add(OpLatency.fromJson(e.getKey(), e.getValue())));
+        Map<String, String> flags = new LinkedHashMap<>();
+        node.path("flags").properties().forEach(e -> flags.put(e.getKey(), e.getValue().asText()));
+        JsonNode table = node.get("table");
+        JsonNode gather = node.get(GATHER_STATS);
+        return new BenchResult(required(node, "cache_type").asText(),
+                required(node, "threads").asLong(), required(node, "ops_per_thread").asLong(),
+                required(node, "elapsed_s").asDouble(),
+                required(node, "rough_parallel_ops_per_sec").asLong(),
+                required(node, "thread_ops_per_sec").asLong(),
+                required(node, "lookup_hit_ratio").asDouble(), required(node, "entries").asLong(),
+                required(node, "native_bytes").asLong(), required(node, "max_rss_bytes").asLong(),
+                required(node, "heap_used_bytes").asLong(), List.copyOf(latency), flags,
+                table == null || !table.isObject() ? null : TableStats.fromJson(table),
+                gather == null || !gather.isObject() ? null
+                        : OpLatency.fromJson(GATHER_STATS, gather));
     }
 
-    private static final Pattern LATENCY = Pattern.compile("\"([a-z_0-9]+)\":\\{\"count\":(\\d+),"
-            + "\"p50\":(\\d+),\"p99\":(\\d+),\"p99_9\":(\\d+),\"max\":(\\d+)\\}");
-
-    private static List<OpLatency> latency(String json) {
-        List<OpLatency> list = new ArrayList<>();
-        Matcher m = LATENCY.matcher(json);
-        while (m.find()) {
-            list.add(new OpLatency(m.group(1), Long.parseLong(m.group(2)),
-                    Long.parseLong(m.group(3)), Long.parseLong(m.group(4)),
-                    Long.parseLong(m.group(5)), Long.parseLong(m.group(6))));
+    private static JsonNode required(JsonNode node, String key) {
+        JsonNode value = node.get(key);
+        if (value == null || value.isNull()) {
+            throw new IllegalArgumentException("no field " + key + " in " + node);
         }
-        return list;
-    }
-
-    private static final Pattern STRING_FIELD =
-            Pattern.compile("\"((?:[^\"\\\\]|\\\\.)*)\":\"((?:[^\"\\\\]|\\\\.)*)\"");
-
-    private static Map<String, String> strings(String object) {
-        Map<String, String> map = new LinkedHashMap<>();
-        Matcher m = STRING_FIELD.matcher(object);
-        while (m.find()) {
-            map.put(unquote(m.group(1)), unquote(m.group(2)));
-        }
-        return map;
-    }
-
-    private static String quote(String s) {
-        StringBuilder sb = new StringBuilder("\"");
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '"' || c == '\\') {
-                sb.append('\\').append(c);
-            } else if (c < 0x20) {
-                sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-            } else {
-                sb.append(c);
-            }
-        }
-        return sb.append('"').toString();
-    }
-
-    private static String unquote(String s) {
-        StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '\\' && i + 1 < s.length()) {
-                char n = s.charAt(++i);
-                if (n == 'u' && i + 4 < s.length()) {
-                    sb.append((char) Integer.parseInt(s.substring(i + 1, i + 5), 16));
-                    i += 4;
-                } else {
-                    sb.append(n);
-                }
-            } else {
-                sb.append(c);
-            }
-        }
-        return sb.toString();
-    }
-
-    /**
-     * The inside of the object that {@code "key":} introduces, up to its matching brace (strings
-     * and nested objects skipped over), or null if there is no such object.
-     */
-    private static String object(String json, String key) {
-        int start = json.indexOf("\"" + key + "\":{");
-        if (start < 0) {
-            return null;
-        }
-        int from = start + key.length() + 4;
-        int depth = 1;
-        boolean inString = false;
-        for (int i = from; i < json.length(); i++) {
-            char c = json.charAt(i);
-            if (inString) {
-                if (c == '\\') {
-                    i++;
-                } else if (c == '"') {
-                    inString = false;
-                }
-            } else if (c == '"') {
-                inString = true;
-            } else if (c == '{') {
-                depth++;
-            } else if (c == '}' && --depth == 0) {
-                return json.substring(from, i);
-            }
-        }
-        return null;
-    }
-
-    private static long optionalLong(String json, String key) {
-        Matcher m = Pattern.compile("\"" + key + "\":(-?[0-9]+)").matcher(json);
-        return m.find() ? Long.parseLong(m.group(1)) : -1;
-    }
-
-    private static String text(String json, String key) {
-        return field(json, key, "\"([^\"]*)\"");
-    }
-
-    private static double number(String json, String key) {
-        return Double.parseDouble(field(json, key, "(-?[0-9.eE+-]+)"));
-    }
-
-    private static String field(String json, String key, String value) {
-        Matcher m = Pattern.compile("\"" + key + "\":" + value).matcher(json);
-        if (!m.find()) {
-            throw new IllegalArgumentException("no \"" + key + "\" in " + json);
-        }
-        return m.group(1);
+        return value;
     }
 }

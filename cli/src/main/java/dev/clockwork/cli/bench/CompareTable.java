@@ -3,6 +3,7 @@ package dev.clockwork.cli.bench;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
+import dev.clockwork.cli.workload.ProcessStats;
 
 /**
  * {@code bench -compare}'s summary: one row per cache type run on the same workload, with its

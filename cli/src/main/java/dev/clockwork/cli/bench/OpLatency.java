@@ -4,6 +4,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.clockwork.cli.common.Json;
+import dev.clockwork.cli.workload.LatencyStats;
+
 /**
  * Latency of one kind of bench operation, as reported: count and percentiles in nanoseconds.
  *
@@ -59,9 +64,15 @@ record OpLatency(String op, long count, long p50, long p99, long p999, long max)
         return sb.toString();
     }
 
-    String toJson() {
-        return String.format(Locale.ROOT,
-                "\"%s\":{\"count\":%d,\"p50\":%d,\"p99\":%d,\"p99_9\":%d,\"max\":%d}", op, count,
-                p50, p99, p999, max);
+    /** Count and percentiles; the operation's name is the key the caller puts it under. */
+    ObjectNode toJson() {
+        return Json.object().put("count", count).put("p50", p50).put("p99", p99)
+                .put("p99_9", p999).put("max", max);
+    }
+
+    /** Reads what {@link #toJson} wrote; a missing figure reads as 0. */
+    static OpLatency fromJson(String op, JsonNode node) {
+        return new OpLatency(op, node.path("count").asLong(), node.path("p50").asLong(),
+                node.path("p99").asLong(), node.path("p99_9").asLong(), node.path("max").asLong());
     }
 }

@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cli.CacheFactory;
+import dev.clockwork.cli.RunMain;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -24,7 +25,7 @@ class BenchEndToEndTest {
 
     @Test
     void tinyRun() {
-        Object[] r = BenchFlagsTest.runMain("bench", "-cache_size=1048576", "-threads=2",
+        Object[] r = RunMain.run("bench", "-cache_size=1048576", "-threads=2",
                 "-ops_per_thread=2000", "-value_bytes=256", "-seed=1",
                 "-cache_type=fixed_hyper_clock_cache");
         String out = (String) r[1];
@@ -52,7 +53,7 @@ class BenchEndToEndTest {
      */
     @Test
     void compareRunsEveryTypeAndTabulatesRatios() {
-        Object[] r = BenchFlagsTest.runMain("bench", "-cache_size=1048576", "-threads=2",
+        Object[] r = RunMain.run("bench", "-cache_size=1048576", "-threads=2",
                 "-ops_per_thread=2000", "-value_bytes=256", "-seed=1", "-jit_warmup_ops=0",
                 "-compare=lru_cache,fixed_hyper_clock_cache,auto_hyper_clock_cache");
         String out = (String) r[1];
@@ -85,7 +86,7 @@ class BenchEndToEndTest {
     /** -json: standard output is one JSON line with the run's figures; the report goes to stderr. */
     @Test
     void jsonPrintsOneLineOfFiguresAndTheReportOnStderr() {
-        Object[] r = BenchFlagsTest.runMain("bench", "-cache_size=1048576", "-threads=2",
+        Object[] r = RunMain.run("bench", "-cache_size=1048576", "-threads=2",
                 "-ops_per_thread=2000", "-value_bytes=256", "-seed=1", "-jit_warmup_ops=0",
                 "-cache_type=lru_cache", "-json");
         String out = (String) r[1];
@@ -133,7 +134,7 @@ class BenchEndToEndTest {
      */
     @Test
     void jsonCarriesFlagsTableAndGatherStats() {
-        Object[] r = BenchFlagsTest.runMain("bench", "-cache_size=4194304", "-threads=2",
+        Object[] r = RunMain.run("bench", "-cache_size=4194304", "-threads=2",
                 "-ops_per_thread=20000", "-value_bytes=512", "-seed=5", "-jit_warmup_ops=0",
                 "-cache_type=fixed_hyper_clock_cache", "-eviction_effort_cap=7",
                 "-pinned_ratio=0.1", "-resident_ratio=0.5", "-skew=3", "-gather_stats",
@@ -205,7 +206,7 @@ class BenchEndToEndTest {
     @ParameterizedTest
     @ValueSource(strings = {"fixed_hyper_clock_cache", "auto_hyper_clock_cache", "lru_cache"})
     void gatherStatsReportsWalksAndTheLastOne(String type) {
-        Object[] r = BenchFlagsTest.runMain("bench", "-cache_type=" + type, "-cache_size=4194304",
+        Object[] r = RunMain.run("bench", "-cache_type=" + type, "-cache_size=4194304",
                 "-threads=2", "-ops_per_thread=20000", "-value_bytes=512", "-seed=2",
                 "-jit_warmup_ops=0", "-gather_stats", "-gather_stats_sleep_ms=0",
                 "-gather_stats_entries_per_lock=16", "-verify_values");
@@ -224,7 +225,7 @@ class BenchEndToEndTest {
                 + "Average charge: 0\\.50 KB\n.*"), out);
         assertTrue(out.contains("Value verification failures: 0"), out);
         assertTrue(out.contains("Native memory after close: 0 bytes"), out);
-        Object[] off = BenchFlagsTest.runMain("bench", "-cache_type=" + type,
+        Object[] off = RunMain.run("bench", "-cache_type=" + type,
                 "-cache_size=1048576", "-threads=2", "-ops_per_thread=1000", "-value_bytes=256",
                 "-seed=2", "-jit_warmup_ops=0");
         assertTrue(((String) off[1]).contains("Gather stats        : disabled\n"), (String) off[1]);
@@ -272,14 +273,14 @@ class BenchEndToEndTest {
     /** A run longer than -progress_interval prints progress lines on stderr while it runs. */
     @Test
     void progressLinesDuringTheRun() {
-        Object[] r = BenchFlagsTest.runMain("bench", "-cache_size=4194304", "-threads=2",
+        Object[] r = RunMain.run("bench", "-cache_size=4194304", "-threads=2",
                 "-ops_per_thread=300000", "-value_bytes=256", "-seed=1", "-jit_warmup_ops=0",
                 "-cache_type=auto_hyper_clock_cache", "-progress_interval=0.02");
         String err = (String) r[2];
         assertEquals(0, r[0], "stderr:\n" + err);
         assertTrue(err.matches("(?s).*progress: \\d+% \\(\\d+ of 600000 ops\\), \\d+ ops/sec over"
                 + " the last \\d+\\.\\d s\n.*"), err);
-        Object[] quiet = BenchFlagsTest.runMain("bench", "-cache_size=1048576", "-threads=2",
+        Object[] quiet = RunMain.run("bench", "-cache_size=1048576", "-threads=2",
                 "-ops_per_thread=2000", "-value_bytes=256", "-seed=1", "-jit_warmup_ops=0",
                 "-progress_interval=0");
         assertEquals(0, quiet[0]);
@@ -288,7 +289,7 @@ class BenchEndToEndTest {
 
     @Test
     void compareRefusesAnUnknownTypeNamingTheFlag() {
-        Object[] r = BenchFlagsTest.runMain("bench", "-compare=lru_cache,no_such_cache");
+        Object[] r = RunMain.run("bench", "-compare=lru_cache,no_such_cache");
         assertEquals(2, r[0]);
         assertTrue(((String) r[2]).contains("-compare: unknown cache_type 'no_such_cache'"),
                 (String) r[2]);
@@ -296,7 +297,7 @@ class BenchEndToEndTest {
 
     @Test
     void defaultTypeIsAutoAndReportsItsChains() {
-        Object[] r = BenchFlagsTest.runMain("bench", "-cache_size=1048576", "-threads=2",
+        Object[] r = RunMain.run("bench", "-cache_size=1048576", "-threads=2",
                 "-ops_per_thread=2000", "-value_bytes=256", "-seed=1", "-jit_warmup_ops=0");
         String out = (String) r[1];
         assertEquals(0, r[0], "stdout:\n" + out + "\nstderr:\n" + r[2]);
@@ -312,7 +313,7 @@ class BenchEndToEndTest {
 
     @Test
     void lruRunReportsItsPools() {
-        Object[] r = BenchFlagsTest.runMain("bench", "-cache_type=lru_cache",
+        Object[] r = RunMain.run("bench", "-cache_type=lru_cache",
                 "-cache_size=1048576", "-threads=2", "-ops_per_thread=4000", "-value_bytes=256",
                 "-seed=1", "-jit_warmup_ops=0", "-high_pri_pool_ratio=0.3",
                 "-low_pri_pool_ratio=0.3", "-verify_values");
@@ -333,7 +334,7 @@ class BenchEndToEndTest {
 
     @Test
     void leanWithoutPopulationOrHistograms() {
-        Object[] r = BenchFlagsTest.runMain("bench", "-cache_size=1048576", "-threads=3",
+        Object[] r = RunMain.run("bench", "-cache_size=1048576", "-threads=3",
                 "-ops_per_thread=1000", "-value_bytes=1000", "-lean", "-populate_cache=0",
                 "-histograms=false", "-pinned_ratio=0", "-noreport_problems");
         String out = (String) r[1];
@@ -350,7 +351,7 @@ class BenchEndToEndTest {
     @ParameterizedTest
     @ValueSource(strings = {"fixed_hyper_clock_cache", "auto_hyper_clock_cache", "lru_cache"})
     void degenerateKeysWithVerifiedValues(String type) {
-        Object[] r = BenchFlagsTest.runMain("bench", "-cache_type=" + type, "-cache_size=8000000",
+        Object[] r = RunMain.run("bench", "-cache_type=" + type, "-cache_size=8000000",
                 "-threads=4", "-populate_cache=0", "-ops_per_thread=20000",
                 "-degenerate_hash_bits=6", "-num_shard_bits=0", "-verify_values",
                 "-jit_warmup_ops=0");
@@ -389,7 +390,7 @@ class BenchEndToEndTest {
                 });
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = new CacheBench(o, seed, corrupting, new PrintWriter(out, true),
+        int code = new BenchRun(o, seed, corrupting, new PrintWriter(out, true),
                 new PrintWriter(err, true)).execute();
         assertEquals(3, code, out + "\n" + err);
         long failures = copies.get() / 50;
@@ -402,7 +403,7 @@ class BenchEndToEndTest {
 
     @Test
     void noVerificationLineWithoutTheFlag() {
-        Object[] r = BenchFlagsTest.runMain("bench", "-cache_size=1048576", "-threads=2",
+        Object[] r = RunMain.run("bench", "-cache_size=1048576", "-threads=2",
                 "-ops_per_thread=1000", "-value_bytes=256", "-seed=3", "-jit_warmup_ops=0",
                 "-degenerate_hash_bits=3");
         assertEquals(0, r[0], (String) r[2]);

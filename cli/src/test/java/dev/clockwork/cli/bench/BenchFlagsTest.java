@@ -13,9 +13,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.clockwork.cli.GFlags;
+import dev.clockwork.cli.RunMain;
 import dev.clockwork.cli.Main;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
+import dev.clockwork.cli.workload.ProcessStats;
 
 class BenchFlagsTest {
 
@@ -33,14 +35,6 @@ class BenchFlagsTest {
             throw new IllegalArgumentException(problem);
         }
         return options;
-    }
-
-    /** Runs the whole tool; returns {exit code, stdout, stderr}. */
-    static Object[] runMain(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new Object[] {code, out.toString(), err.toString()};
     }
 
     @Test
@@ -135,7 +129,7 @@ class BenchFlagsTest {
     @Test
     void booleanNeverConsumesTheNextArgument() {
         // gflags: "-lean false" is -lean=true followed by a stray argument
-        Object[] r = runMain("bench", "-lean", "false");
+        Object[] r = RunMain.run("bench", "-lean", "false");
         assertNotEquals(0, r[0]);
         assertTrue(((String) r[2]).contains("false"), (String) r[2]);
         BenchOptions o = parse("-lean", "-threads=3");
@@ -148,7 +142,7 @@ class BenchFlagsTest {
         IllegalArgumentException e =
                 assertThrows(IllegalArgumentException.class, () -> parse("-lean=maybe"));
         assertTrue(e.getMessage().contains("-lean"), e.getMessage());
-        Object[] r = runMain("bench", "-populate_cache=2");
+        Object[] r = RunMain.run("bench", "-populate_cache=2");
         assertNotEquals(0, r[0]);
         assertTrue(((String) r[2]).contains("-populate_cache"), (String) r[2]);
     }
@@ -159,7 +153,7 @@ class BenchFlagsTest {
                 new String[] {"-cache_size=1e9"}, new String[] {"-value_bytes=4294967296"},
                 new String[] {"-resident_ratio=x"}, new String[] {"-num_shard_bits=1.5"})) {
             String flag = bad[0].substring(0, bad[0].indexOf('='));
-            Object[] r = runMain(prepend("bench", bad));
+            Object[] r = RunMain.run(prepend("bench", bad));
             assertEquals(2, r[0], bad[0]);
             assertTrue(((String) r[2]).contains(flag), r[2] + " should name " + flag);
         }
@@ -173,7 +167,7 @@ class BenchFlagsTest {
         assertTrue(e.getMessage().contains("-erase_percent=2"), e.getMessage());
         assertTrue(e.getMessage().contains("= 101"), e.getMessage());
 
-        Object[] r = runMain("bench", "-lookup_insert_percent=50");
+        Object[] r = RunMain.run("bench", "-lookup_insert_percent=50");
         assertNotEquals(0, r[0]);
         assertTrue(((String) r[2]).contains("-lookup_insert_percent=50"), (String) r[2]);
 
@@ -242,7 +236,7 @@ class BenchFlagsTest {
 
     @Test
     void unknownFlagIsNamed() {
-        Object[] r = runMain("bench", "-no_such_flag=1");
+        Object[] r = RunMain.run("bench", "-no_such_flag=1");
         assertEquals(2, r[0]);
         assertTrue(((String) r[2]).contains("-no_such_flag"), (String) r[2]);
     }
@@ -259,7 +253,7 @@ class BenchFlagsTest {
         assertTrue(parse("-gather_stats").gatherStats);
         assertEquals(500, parse("-gather_stats_sleep_ms", "500").gatherStatsSleepMs);
         assertTrue(parse("-early_exit").earlyExit);
-        Object[] r = runMain("bench", "-stress_cache_instances=3");
+        Object[] r = RunMain.run("bench", "-stress_cache_instances=3");
         assertNotEquals(0, r[0]);
         assertTrue(((String) r[2]).contains("-stress_cache_instances=3"), (String) r[2]);
     }
@@ -276,11 +270,11 @@ class BenchFlagsTest {
                     () -> parse("-degenerate_hash_bits=" + bad));
             assertTrue(e.getMessage().contains("-degenerate_hash_bits"), e.getMessage());
             assertTrue(e.getMessage().contains("[0, 63]"), e.getMessage());
-            Object[] r = runMain("bench", "-degenerate_hash_bits=" + bad);
+            Object[] r = RunMain.run("bench", "-degenerate_hash_bits=" + bad);
             assertEquals(2, r[0], bad);
             assertTrue(((String) r[2]).contains("-degenerate_hash_bits"), (String) r[2]);
         }
-        Object[] r = runMain("bench", "-degenerate_hash_bits=x");
+        Object[] r = RunMain.run("bench", "-degenerate_hash_bits=x");
         assertEquals(2, r[0]);
         assertTrue(((String) r[2]).contains("-degenerate_hash_bits"), (String) r[2]);
         // the warm-up runs the same keys
@@ -310,7 +304,7 @@ class BenchFlagsTest {
     @Test
     void helpListsEveryFlagWithItsDefault() {
         for (String h : List.of("--help", "-help", "-h")) {
-            Object[] r = runMain("bench", h);
+            Object[] r = RunMain.run("bench", h);
             assertEquals(0, r[0], h);
             String help = (String) r[1];
             for (String flag : List.of("-cache_type", "-threads", "-cache_size", "-num_shard_bits",
@@ -330,7 +324,7 @@ class BenchFlagsTest {
     /** The four flags follow their cache_bench neighbours in the help, with their defaults. */
     @Test
     void gatherStatsAndEarlyExitFlagsInTheHelp() {
-        String help = (String) runMain("bench", "--help")[1];
+        String help = (String) RunMain.run("bench", "--help")[1];
         // the option lines (descriptions mention some of the names too)
         int erase = help.indexOf("-erase_percent=<");
         int gather = help.indexOf("-gather_stats[=<");
@@ -380,7 +374,7 @@ class BenchFlagsTest {
                 () -> parse("-early_exit", "-compare=lru_cache,fixed_hyper_clock_cache"));
         assertTrue(e.getMessage().contains("-early_exit") && e.getMessage().contains("-compare"),
                 e.getMessage());
-        Object[] r = runMain("bench", "-compare=lru_cache", "-early_exit");
+        Object[] r = RunMain.run("bench", "-compare=lru_cache", "-early_exit");
         assertEquals(2, r[0]);
         String err = (String) r[2];
         assertTrue(err.contains("-early_exit") && err.contains("-compare"), err);
@@ -415,10 +409,10 @@ class BenchFlagsTest {
 
     @Test
     void versionAndNoSubcommand() {
-        Object[] r = runMain("--version");
+        Object[] r = RunMain.run("--version");
         assertEquals(0, r[0]);
         assertTrue(((String) r[1]).startsWith("clockwork "), (String) r[1]);
-        r = runMain();
+        r = RunMain.run();
         assertNotEquals(0, r[0]);
         assertTrue(((String) r[2]).contains("bench"), (String) r[2]);
     }
@@ -431,7 +425,7 @@ class BenchFlagsTest {
 
     /** Refused through the whole tool: usage error code 2, the message on stderr. */
     private static String refused(String... args) {
-        Object[] r = runMain(prepend("bench", args));
+        Object[] r = RunMain.run(prepend("bench", args));
         assertEquals(2, r[0], "stdout:\n" + r[1] + "\nstderr:\n" + r[2]);
         assertFalse(((String) r[1]).contains("Number of threads"), "nothing ran:\n" + r[1]);
         return (String) r[2];
@@ -454,15 +448,15 @@ class BenchFlagsTest {
     /** The progress line's share of ops done, exact for every long total. */
     @Test
     void progressPercentNeverOverflows() {
-        assertEquals(100, CacheBench.percent(0, 0));
-        assertEquals(0, CacheBench.percent(0, 3));
-        assertEquals(33, CacheBench.percent(1, 3));
-        assertEquals(100, CacheBench.percent(3, 3));
+        assertEquals(100, BenchRun.percent(0, 0));
+        assertEquals(0, BenchRun.percent(0, 3));
+        assertEquals(33, BenchRun.percent(1, 3));
+        assertEquals(100, BenchRun.percent(3, 3));
         long max = Long.MAX_VALUE;
-        assertEquals(100, CacheBench.percent(max, max));
-        assertEquals(99, CacheBench.percent(max - 1, max));
-        assertEquals(50, CacheBench.percent(1L << 62, max));
-        assertEquals(0, CacheBench.percent(4096, max));
+        assertEquals(100, BenchRun.percent(max, max));
+        assertEquals(99, BenchRun.percent(max - 1, max));
+        assertEquals(50, BenchRun.percent(1L << 62, max));
+        assertEquals(0, BenchRun.percent(4096, max));
         java.util.SplittableRandom random = new java.util.SplittableRandom(3);
         for (int i = 0; i < 10_000; i++) {
             long total = random.nextLong(1, max);
@@ -470,7 +464,7 @@ class BenchFlagsTest {
             long expected = java.math.BigInteger.valueOf(done).multiply(
                     java.math.BigInteger.valueOf(100)).divide(java.math.BigInteger.valueOf(total))
                     .longValueExact();
-            assertEquals(expected, CacheBench.percent(done, total), done + " of " + total);
+            assertEquals(expected, BenchRun.percent(done, total), done + " of " + total);
         }
     }
 
@@ -517,7 +511,7 @@ class BenchFlagsTest {
                 + " 8192 needs 2^38 slots per shard, more than the 2^32 a shard may have with 64"
                 + " shards: raise -value_bytes or -num_shard_bits, or lower -cache_size"), p);
         for (String type : List.of("lru_cache", "auto_hyper_clock_cache")) {
-            Object[] r = runMain("bench", max, "-pinned_ratio=0", "-populate_cache=false",
+            Object[] r = RunMain.run("bench", max, "-pinned_ratio=0", "-populate_cache=false",
                     "-cache_type=" + type, "-threads=2", "-ops_per_thread=2000",
                     "-jit_warmup_ops=0", "-histograms=0", "-progress_interval=0", "-seed=3");
             String out = (String) r[1];

@@ -1,4 +1,4 @@
-package dev.clockwork.cli.bench;
+package dev.clockwork.cli.common;
 
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Model.CommandSpec;
@@ -10,23 +10,23 @@ import picocli.CommandLine.Spec;
  * What the gflags-style commands ({@code bench}, {@code soak}) share: the command spec, the
  * {@code -help} flag, refusing flags that do not go together, and cache_bench's seed rule.
  */
-abstract class FlagCommand implements Callable<Integer> {
+public abstract class FlagCommand implements Callable<Integer> {
     @Spec
-    CommandSpec spec;
+    protected CommandSpec spec;
 
     @Option(names = {"-help", "--help", "-h"}, usageHelp = true, order = 100,
             description = "Print this list of flags and exit.")
-    boolean help;
+    private boolean help;
 
     /** Fails the command with the usage error {@code problem}, if there is one. */
-    void refuse(String problem) {
+    protected void refuse(String problem) {
         if (problem != null) {
             throw new ParameterException(spec.commandLine(), problem);
         }
     }
 
     /** The seed to use: {@code seed}, or for 0 the process id as a uint32, as cache_bench does. */
-    static long seedOrPid(long seed) {
+    protected static long seedOrPid(long seed) {
         return seed != 0 ? seed : ProcessHandle.current().pid() & 0xFFFF_FFFFL;
     }
 }

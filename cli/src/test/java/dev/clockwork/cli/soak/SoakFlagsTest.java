@@ -1,4 +1,4 @@
-package dev.clockwork.cli.bench;
+package dev.clockwork.cli.soak;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -15,11 +15,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.clockwork.cli.GFlags;
+import dev.clockwork.cli.RunMain;
 import dev.clockwork.cli.Main;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 import picocli.CommandLine.TypeConversionException;
+import dev.clockwork.cli.workload.KeyGen;
+import dev.clockwork.cli.workload.ProcessStats;
 
 /** {@code clockwork soak}'s flags, durations, value sizes and RSS rule. */
 class SoakFlagsTest {
@@ -144,11 +147,11 @@ class SoakFlagsTest {
                 new String[] {"-value_bytes_max=1.5"}, new String[] {"-pinned_ratio=lots"},
                 new String[] {"-json=maybe"}, new String[] {"-vary_capacity_interval=1d"})) {
             String flag = bad[0].substring(0, bad[0].indexOf('='));
-            Object[] r = BenchFlagsTest.runMain("soak", bad[0]);
+            Object[] r = RunMain.run("soak", bad[0]);
             assertEquals(2, r[0], bad[0]);
             assertTrue(((String) r[2]).contains(flag), r[2] + " should name " + flag);
         }
-        Object[] r = BenchFlagsTest.runMain("soak", "-no_such_flag=1");
+        Object[] r = RunMain.run("soak", "-no_such_flag=1");
         assertEquals(2, r[0]);
         assertTrue(((String) r[2]).contains("-no_such_flag"), (String) r[2]);
         assertTrue(((String) r[2]).contains("clockwork soak"), (String) r[2]);
@@ -174,10 +177,10 @@ class SoakFlagsTest {
         String p = problem("-erase_percent=6");
         assertTrue(p.contains("Percentages must add to 100") && p.contains("-erase_percent=6")
                 && p.contains("= 101"), p);
-        Object[] r = BenchFlagsTest.runMain("soak", "-lookup_percent=0", "-duration=1");
+        Object[] r = RunMain.run("soak", "-lookup_percent=0", "-duration=1");
         assertEquals(2, r[0]);
         assertTrue(((String) r[2]).contains("-lookup_percent=0"), (String) r[2]);
-        r = BenchFlagsTest.runMain("soak", "-value_bytes_min=8");
+        r = RunMain.run("soak", "-value_bytes_min=8");
         assertEquals(2, r[0]);
         assertTrue(((String) r[2]).contains("-value_bytes_min=8"), (String) r[2]);
     }
@@ -189,7 +192,7 @@ class SoakFlagsTest {
         String max = "-cache_size=9223372036854775807";
         assertTrue(problem(max).contains("-pinned_ratio=0.1 of -cache_size=9223372036854775807"),
                 problem(max));
-        Object[] r = BenchFlagsTest.runMain("soak", "-num_shard_bits=17");
+        Object[] r = RunMain.run("soak", "-num_shard_bits=17");
         assertEquals(2, r[0]);
         assertTrue(((String) r[2]).contains("-num_shard_bits"), (String) r[2]);
         if (ProcessStats.physicalMemoryBytes().isPresent()) {
@@ -213,7 +216,7 @@ class SoakFlagsTest {
     /** An unbounded LRU cache, not populated, runs its duration and returns every byte. */
     @Test
     void maxCacheSizeRunsWithoutPopulation() {
-        Object[] r = BenchFlagsTest.runMain("soak", "-cache_type=lru_cache",
+        Object[] r = RunMain.run("soak", "-cache_type=lru_cache",
                 "-cache_size=9223372036854775807", "-pinned_ratio=0", "-populate_cache=false",
                 "-duration=1", "-threads=2", "-report_interval=1", "-rss_tolerance_mib=100000",
                 "-seed=5");
@@ -236,7 +239,7 @@ class SoakFlagsTest {
 
     @Test
     void helpListsTheFlags() {
-        Object[] r = BenchFlagsTest.runMain("soak", "--help");
+        Object[] r = RunMain.run("soak", "--help");
         assertEquals(0, r[0]);
         String help = (String) r[1];
         for (String flag : List.of("-cache_type", "-duration", "-threads", "-cache_size",
@@ -246,7 +249,7 @@ class SoakFlagsTest {
                 "-json", "Exit code")) {
             assertTrue(help.contains(flag), flag + " missing from help:\n" + help);
         }
-        r = BenchFlagsTest.runMain();
+        r = RunMain.run();
         assertTrue(((String) r[2]).contains("soak"), (String) r[2]);
     }
 
@@ -270,12 +273,12 @@ class SoakFlagsTest {
     void readsVmRssFromProcStatus(@TempDir Path dir) throws IOException {
         Path status = dir.resolve("status");
         Files.writeString(status, "Name:\tjava\nVmHWM:\t  204800 kB\nVmRSS:\t  102400 kB\n");
-        assertEquals(102400, SoakMemory.statusKib(status, "VmRSS:"));
-        assertEquals(204800, SoakMemory.statusKib(status, "VmHWM:"));
-        assertEquals(-1, SoakMemory.statusKib(status, "VmSwap:"));
-        assertEquals(-1, SoakMemory.statusKib(dir.resolve("missing"), "VmRSS:"));
+        assertEquals(102400, ProcessStats.statusKib(status, "VmRSS:"));
+        assertEquals(204800, ProcessStats.statusKib(status, "VmHWM:"));
+        assertEquals(-1, ProcessStats.statusKib(status, "VmSwap:"));
+        assertEquals(-1, ProcessStats.statusKib(dir.resolve("missing"), "VmRSS:"));
         if (Files.exists(Path.of("/proc/self/status"))) {
-            long rss = SoakMemory.rssBytes();
+            long rss = ProcessStats.rssBytes();
             assertTrue(rss > 1 << 20, "this JVM's RSS: " + rss);
         }
     }

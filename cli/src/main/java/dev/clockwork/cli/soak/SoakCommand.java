@@ -1,4 +1,4 @@
-package dev.clockwork.cli.bench;
+package dev.clockwork.cli.soak;
 
 import java.io.PrintWriter;
 
@@ -7,6 +7,7 @@ import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.offheap.NativeMemory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import dev.clockwork.cli.common.FlagCommand;
 
 /** {@code clockwork soak}: a long, checksum-verified, mixed workload with leak accounting. */
 @Command(name = "soak",

@@ -1,4 +1,4 @@
-package dev.clockwork.cli.bench;
+package dev.clockwork.cli.soak;
 
 import java.util.Locale;
 import java.util.regex.Matcher;
@@ -9,10 +9,14 @@ import dev.clockwork.cli.GFlags;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
+import dev.clockwork.cli.workload.OpMix;
+import dev.clockwork.cli.workload.PinnedFifo;
+import dev.clockwork.cli.common.SizeChecks;
+import dev.clockwork.cli.workload.ValueStamp;
 
 /**
  * The flags of {@code clockwork soak}. Same gflags style and, where a flag means the same thing,
- * the same name as {@code clockwork bench} ({@link BenchOptions}); the soak's own flags are about
+ * the same name as {@code clockwork bench}; the soak's own flags are about
  * time (durations), value sizes (a spread instead of one size) and the extra API calls.
  *
  * <p>Durations ({@code -duration}, {@code -report_interval}, {@code -warmup},
@@ -296,20 +300,18 @@ public final class SoakOptions {
         if (warmupNanos >= durationNanos) {
             return "-warmup must be shorter than -duration";
         }
-        if (!(residentRatio > 0) || Double.isInfinite(residentRatio)) {
-            return "-resident_ratio must be a finite number > 0, was " + residentRatio;
+        String ratioProblem = SizeChecks.residentAndPinnedRatios(residentRatio, pinnedRatio);
+        if (ratioProblem != null) {
+            return ratioProblem;
         }
-        if (!(pinnedRatio >= 0) || Double.isInfinite(pinnedRatio)) {
-            return "-pinned_ratio must be a finite number >= 0, was " + pinnedRatio;
-        }
-        long sum = lookupInsertPercent + insertPercent + blindInsertPercent + lookupPercent
-                + erasePercent;
-        if (sum != 100) {
-            return "Percentages must add to 100: -lookup_insert_percent=" + lookupInsertPercent
-                    + " + -insert_percent=" + insertPercent
-                    + " + -blind_insert_percent=" + blindInsertPercent
-                    + " + -lookup_percent=" + lookupPercent
-                    + " + -erase_percent=" + erasePercent + " = " + sum;
+        return validateMixAndSizes();
+    }
+
+    /** The second half of {@link #validate}: the mix, ratios and what the sizes allow. */
+    private String validateMixAndSizes() {
+        String mixProblem = opMix().check();
+        if (mixProblem != null) {
+            return mixProblem;
         }
         for (Object[] p : new Object[][] {{"-ref_percent", refPercent},
                 {"-release_erase_percent", releaseErasePercent},
@@ -321,15 +323,9 @@ public final class SoakOptions {
         if (!(rssTolerancePct >= 0) || Double.isInfinite(rssTolerancePct)) {
             return "-rss_tolerance_pct must be a finite number >= 0, was " + rssTolerancePct;
         }
-        if (!(highPriPoolRatio >= 0 && highPriPoolRatio <= 1)) {
-            return "-high_pri_pool_ratio must be in [0, 1], was " + highPriPoolRatio;
-        }
-        if (!(lowPriPoolRatio >= 0 && lowPriPoolRatio <= 1)) {
-            return "-low_pri_pool_ratio must be in [0, 1], was " + lowPriPoolRatio;
-        }
-        if (highPriPoolRatio + lowPriPoolRatio > 1) {
-            return "-high_pri_pool_ratio + -low_pri_pool_ratio must not exceed 1, was "
-                    + (highPriPoolRatio + lowPriPoolRatio);
+        String poolProblem = SizeChecks.poolRatios(highPriPoolRatio, lowPriPoolRatio);
+        if (poolProblem != null) {
+            return poolProblem;
         }
         long perThread = PinnedFifo.pinCountForThread(totalPinCount(), (int) threads - 1,
                 (int) threads);
@@ -404,15 +400,15 @@ public final class SoakOptions {
                 Math.max(1, Math.round(SoakValues.meanSize(minValueBytes, maxValueBytes))));
     }
 
-    /** Cumulative op thresholds over the unsigned 64-bit space, as in {@link BenchOptions}. */
+    /** The five operation percentages. */
+    OpMix opMix() {
+        return new OpMix(lookupInsertPercent, insertPercent, blindInsertPercent, lookupPercent,
+                erasePercent);
+    }
+
+    /** Cumulative op thresholds over the unsigned 64-bit space ({@link OpMix#thresholds}). */
     long[] opThresholds() {
-        long h = BenchOptions.HUNDREDTH_UINT64;
-        long a = h * lookupInsertPercent;
-        long b = a + h * insertPercent;
-        long c = b + h * blindInsertPercent;
-        long d = c + h * lookupPercent;
-        long e = d + h * erasePercent;
-        return new long[] {a, b, c, d, e};
+        return opMix().thresholds();
     }
 
     /** The cache, built at {@link #initialCapacity()}. */

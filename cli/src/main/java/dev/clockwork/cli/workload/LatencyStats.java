@@ -1,4 +1,4 @@
-package dev.clockwork.cli.bench;
+package dev.clockwork.cli.workload;
 
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -10,9 +10,9 @@ import org.HdrHistogram.Histogram;
  * percentiles, plus exact count, sum, sum of squares, min and max for the average and standard
  * deviation (computed as RocksDB's HistogramStat does). Not thread-safe; merge after the run.
  */
-final class LatencyStats {
+public final class LatencyStats {
     /** Longer latencies are recorded as this value. */
-    static final long MAX_TRACKABLE_NANOS = TimeUnit.MINUTES.toNanos(10);
+    public static final long MAX_TRACKABLE_NANOS = TimeUnit.MINUTES.toNanos(10);
 
     private final Histogram histogram = new Histogram(MAX_TRACKABLE_NANOS, 3);
     private long count;
@@ -21,7 +21,7 @@ final class LatencyStats {
     private long min = Long.MAX_VALUE;
     private long max;
 
-    void record(long nanos) {
+    public void record(long nanos) {
         long v = Math.max(0, Math.min(nanos, MAX_TRACKABLE_NANOS));
         histogram.recordValue(v);
         count++;
@@ -35,7 +35,7 @@ final class LatencyStats {
         }
     }
 
-    void add(LatencyStats other) {
+    public void add(LatencyStats other) {
         histogram.add(other.histogram);
         count += other.count;
         sum += other.sum;
@@ -44,19 +44,19 @@ final class LatencyStats {
         max = Math.max(max, other.max);
     }
 
-    long count() {
+    public long count() {
         return count;
     }
 
-    long max() {
+    public long max() {
         return count == 0 ? 0 : max;
     }
 
-    double average() {
+    public double average() {
         return count == 0 ? 0.0 : (double) sum / count;
     }
 
-    double standardDeviation() {
+    public double standardDeviation() {
         if (count == 0) {
             return 0.0;
         }
@@ -67,12 +67,12 @@ final class LatencyStats {
     }
 
     /** The value at a percentile (0..100), from the histogram. */
-    double percentile(double p) {
+    public double percentile(double p) {
         return count == 0 ? 0.0 : histogram.getValueAtPercentile(p);
     }
 
     /** The summary lines of RocksDB's {@code HistogramStat::ToString()} (without its buckets). */
-    String format() {
+    public String format() {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "Count: %d Average: %.4f  StdDev: %.2f%n",
                 count, average(), standardDeviation()));

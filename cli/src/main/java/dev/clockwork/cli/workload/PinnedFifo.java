@@ -1,4 +1,4 @@
-package dev.clockwork.cli.bench;
+package dev.clockwork.cli.workload;
 
 /**
  * A thread's FIFO of pinned handles (cache_bench's {@code std::deque<Cache::Handle*> pinned}), as
@@ -9,7 +9,7 @@ package dev.clockwork.cli.bench;
  * {@link #pinCountForThread} remain. At the end of the run the remaining count is reported as the
  * thread's share of "Final pinned count" and then all are released.
  */
-final class PinnedFifo {
+public final class PinnedFifo {
     private final long[] ring;
     private final long[] keys0; // with keys only: the key each handle was pinned under
     private final long[] keys1;
@@ -18,7 +18,7 @@ final class PinnedFifo {
     private int size;
 
     /** A FIFO for a thread that keeps {@code pinCount} handles (plus the one an op may add). */
-    PinnedFifo(int pinCount) {
+    public PinnedFifo(int pinCount) {
         this(pinCount, false);
     }
 
@@ -26,7 +26,7 @@ final class PinnedFifo {
      * @param withKeys also remember each handle's key ({@link #push(long, long, long)},
      *     {@link #headKey0()}, {@link #headKey1()}), for checking values on release
      */
-    PinnedFifo(int pinCount, boolean withKeys) {
+    public PinnedFifo(int pinCount, boolean withKeys) {
         ring = new long[pinCount + 1];
         keys0 = withKeys ? new long[pinCount + 1] : null;
         keys1 = withKeys ? new long[pinCount + 1] : null;
@@ -37,7 +37,7 @@ final class PinnedFifo {
      * {@code pinned_ratio} of the cache, rounded up:
      * {@code (size_t) ((cache_size * pinned_ratio) / value_bytes + 0.999999)}.
      */
-    static long totalPinCount(long cacheSize, double pinnedRatio, long valueBytes) {
+    public static long totalPinCount(long cacheSize, double pinnedRatio, long valueBytes) {
         return (long) (((double) cacheSize * pinnedRatio) / valueBytes + 0.999999);
     }
 
@@ -45,11 +45,11 @@ final class PinnedFifo {
      * This thread's share, {@code (total_pin_count + tid) / threads}: some threads round up and
      * some down, and the shares add up to the total exactly.
      */
-    static long pinCountForThread(long totalPinCount, int tid, int threads) {
+    public static long pinCountForThread(long totalPinCount, int tid, int threads) {
         return (totalPinCount + tid) / threads;
     }
 
-    void push(long handle) {
+    public void push(long handle) {
         ring[tail] = handle;
         if (++tail == ring.length) {
             tail = 0;
@@ -58,7 +58,7 @@ final class PinnedFifo {
     }
 
     /** {@link #push(long)}, remembering the key too when this FIFO was made with keys. */
-    void push(long handle, long key0, long key1) {
+    public void push(long handle, long key0, long key1) {
         if (keys0 != null) {
             keys0[tail] = key0;
             keys1[tail] = key1;
@@ -67,21 +67,21 @@ final class PinnedFifo {
     }
 
     /** The key of the handle {@link #pop()} returns next (only for a FIFO made with keys). */
-    long headKey0() {
+    public long headKey0() {
         return keys0[head];
     }
 
     /** See {@link #headKey0()}. */
-    long headKey1() {
+    public long headKey1() {
         return keys1[head];
     }
 
     /** The handle {@link #pop()} returns next, left in place. */
-    long peek() {
+    public long peek() {
         return ring[head];
     }
 
-    long pop() {
+    public long pop() {
         long h = ring[head];
         if (++head == ring.length) {
             head = 0;
@@ -90,7 +90,7 @@ final class PinnedFifo {
         return h;
     }
 
-    int size() {
+    public int size() {
         return size;
     }
 }

@@ -1,17 +1,18 @@
-package dev.clockwork.cli.bench;
+package dev.clockwork.cli.common;
 
 import java.util.Map;
 import java.util.OptionalLong;
 
 import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.offheap.CacheOptions;
+import dev.clockwork.cli.workload.ProcessStats;
 
 /**
- * Checks of the counts and sizes both gflags commands ({@code bench}, {@code soak}) take, made
+ * Checks of the flags both gflags commands ({@code bench}, {@code soak}) take, made
  * where the flags enter so that a refusal names the flag and nothing runs: each returns null
  * when the value is usable, else a message for {@link FlagCommand#refuse}.
  */
-final class SizeChecks {
+public final class SizeChecks {
     private SizeChecks() {
     }
 
@@ -20,9 +21,9 @@ final class SizeChecks {
      * per-operation work grows with it; at 1,000 the keys already crowd into the lowest 0.1% of
      * the key space.
      */
-    static final long MAX_SKEW = 1000;
+    public static final long MAX_SKEW = 1000;
 
-    static String shardBits(int numShardBits) {
+    public static String shardBits(int numShardBits) {
         if (numShardBits < -1 || numShardBits > CacheOptions.MAX_SHARD_BITS) {
             return "-num_shard_bits must be in [-1, " + CacheOptions.MAX_SHARD_BITS + "], was "
                     + numShardBits;
@@ -30,7 +31,7 @@ final class SizeChecks {
         return null;
     }
 
-    static String skew(long skew) {
+    public static String skew(long skew) {
         if (skew > MAX_SKEW) {
             return "-skew=" + skew + " is more than " + MAX_SKEW + " (each operation draws -skew"
                     + " + 1 random numbers for its key)";
@@ -45,7 +46,7 @@ final class SizeChecks {
      *
      * @param populateBytes what population would insert (at most the cache's size)
      */
-    static String populationFits(boolean populate, long populateBytes, String sizeFlags) {
+    public static String populationFits(boolean populate, long populateBytes, String sizeFlags) {
         OptionalLong memory = ProcessStats.physicalMemoryBytes();
         if (populate && memory.isPresent() && populateBytes > memory.getAsLong()) {
             return "-populate_cache fills the cache with about " + populateBytes + " bytes ("
@@ -59,7 +60,33 @@ final class SizeChecks {
      * Whether the cache can be built ({@link CacheFactory#check}): the builder's refusal, its
      * arguments named by the flags in {@code builderFlags}.
      */
-    static String cache(CacheFactory.Settings settings, Map<String, String> builderFlags) {
+    public static String cache(CacheFactory.Settings settings, Map<String, String> builderFlags) {
         return CacheFactory.check(settings, builderFlags);
+    }
+
+    /** The LRU pool ratios, each in [0, 1] and together at most 1. */
+    public static String poolRatios(double highPriPoolRatio, double lowPriPoolRatio) {
+        if (!(highPriPoolRatio >= 0 && highPriPoolRatio <= 1)) {
+            return "-high_pri_pool_ratio must be in [0, 1], was " + highPriPoolRatio;
+        }
+        if (!(lowPriPoolRatio >= 0 && lowPriPoolRatio <= 1)) {
+            return "-low_pri_pool_ratio must be in [0, 1], was " + lowPriPoolRatio;
+        }
+        if (highPriPoolRatio + lowPriPoolRatio > 1) {
+            return "-high_pri_pool_ratio + -low_pri_pool_ratio must not exceed 1, was "
+                    + (highPriPoolRatio + lowPriPoolRatio);
+        }
+        return null;
+    }
+
+    /** The share of the key space that fits, and the share of the cache kept pinned. */
+    public static String residentAndPinnedRatios(double residentRatio, double pinnedRatio) {
+        if (!(residentRatio > 0) || Double.isInfinite(residentRatio)) {
+            return "-resident_ratio must be a finite number > 0, was " + residentRatio;
+        }
+        if (!(pinnedRatio >= 0) || Double.isInfinite(pinnedRatio)) {
+            return "-pinned_ratio must be a finite number >= 0, was " + pinnedRatio;
+        }
+        return null;
     }
 }

@@ -1,4 +1,4 @@
-package dev.clockwork.cli.bench;
+package dev.clockwork.cli.workload;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -30,12 +30,12 @@ import dev.clockwork.cache.hash.KeyHash;
  * all their home slots fall in one 2^N-th of each table, so probe runs grow long. The cache must
  * be built with the same hash seed, else the keys are merely random.
  */
-final class KeyGen {
+public final class KeyGen {
     private static final VarHandle LONG_LE =
             MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     /** The constant part of a degenerate key's {@code h1} (cache_bench's). */
-    static final long DEGENERATE_H1_BASE = 0x9e3779b97f4a7c13L;
+    public static final long DEGENERATE_H1_BASE = 0x9e3779b97f4a7c13L;
 
     private final byte[] data = new byte[27];
     private final int degenerateHashBits;
@@ -44,7 +44,7 @@ final class KeyGen {
     private long key1;
 
     /** Ordinary cache_bench keys. */
-    KeyGen() {
+    public KeyGen() {
         this(0, 0);
     }
 
@@ -52,7 +52,7 @@ final class KeyGen {
      * @param degenerateHashBits 0 for ordinary keys, else 1..63 hashed-key bits to fix
      * @param hashSeed the cache's hash seed (used only for degenerate keys)
      */
-    KeyGen(int degenerateHashBits, long hashSeed) {
+    public KeyGen(int degenerateHashBits, long hashSeed) {
         if (degenerateHashBits < 0 || degenerateHashBits > 63) {
             throw new IllegalArgumentException("degenerateHashBits " + degenerateHashBits);
         }
@@ -64,7 +64,7 @@ final class KeyGen {
     }
 
     /** Draws a key number in {@code [0, maxKey)} (0 when maxKey is 0), consuming skew + 1 values. */
-    static long randomKey(Random64 rnd, long maxKey, long skew) {
+    public static long randomKey(Random64 rnd, long maxKey, long skew) {
         long raw = rnd.next();
         for (long i = 0; i < skew; i++) {
             long r = rnd.next();
@@ -76,7 +76,7 @@ final class KeyGen {
     }
 
     /** Sets {@link #key0()} and {@link #key1()} to the cache key for key number {@code key}. */
-    void encode(long key) {
+    public void encode(long key) {
         if (degenerateHashBits != 0) {
             encodeDegenerate(key);
             return;
@@ -102,7 +102,7 @@ final class KeyGen {
      * The wanted second hashed-key word for {@code keyHash}: its low {@code bits} bits are those
      * of {@link #DEGENERATE_H1_BASE}, the rest vary with {@code keyHash}.
      */
-    static long degenerateH1(long keyHash, int bits) {
+    public static long degenerateH1(long keyHash, int bits) {
         return DEGENERATE_H1_BASE ^ (keyHash << bits);
     }
 
@@ -110,7 +110,7 @@ final class KeyGen {
      * A bijective 64-bit mix of a key number (in the role of cache_bench's {@code Hash64} of the
      * key), so that distinct key numbers give distinct degenerate keys.
      */
-    static long mixKeyNumber(long key) {
+    public static long mixKeyNumber(long key) {
         long z = (key ^ 0x2545F4914F6CDD1DL) * 0x9E3779B97F4A7C15L; // key 0 does not map to 0
         z ^= z >>> 29;
         z *= 0xBF58476D1CE4E5B9L;
@@ -120,12 +120,12 @@ final class KeyGen {
     }
 
     /** Bytes 0..7 of the last encoded key, little-endian. */
-    long key0() {
+    public long key0() {
         return key0;
     }
 
     /** Bytes 8..15 of the last encoded key, little-endian. */
-    long key1() {
+    public long key1() {
         return key1;
     }
 }

@@ -1,4 +1,4 @@
-package dev.clockwork.cli.bench;
+package dev.clockwork.cli.workload;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

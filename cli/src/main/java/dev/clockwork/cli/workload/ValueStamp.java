@@ -1,4 +1,4 @@
-package dev.clockwork.cli.bench;
+package dev.clockwork.cli.workload;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -21,18 +21,18 @@ import dev.clockwork.cache.Cache;
  * </ul>
  * Neither stamping nor checking allocates.
  */
-final class ValueStamp {
+public final class ValueStamp {
     private ValueStamp() {
     }
 
     /** Smallest value that carries a checksum. */
-    static final int MIN_CHECKSUM_BYTES = 32;
+    public static final int MIN_CHECKSUM_BYTES = 32;
 
     private static final ValueLayout.OfLong LONG_LE =
             ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     /** Stamps {@code v} (all of it is the value) with the key and, if it is large enough, a checksum. */
-    static void stamp(MemorySegment v, long key0, long key1) {
+    public static void stamp(MemorySegment v, long key0, long key1) {
         long n = v.byteSize();
         if (n >= 16) {
             v.set(LONG_LE, 0, key0);
@@ -48,7 +48,7 @@ final class ValueStamp {
     }
 
     /** Whether {@code v} (all of it is the value) is a value stamped with this key and intact. */
-    static boolean check(MemorySegment v, long key0, long key1) {
+    public static boolean check(MemorySegment v, long key0, long key1) {
         long n = v.byteSize();
         if (n >= 16) {
             if (v.get(LONG_LE, 0) != key0 || v.get(LONG_LE, 8) != key1) {
@@ -69,7 +69,7 @@ final class ValueStamp {
      * of it in {@code scratch} must pass {@link #check}. (Copying, rather than
      * {@link Cache#value}, never creates an object.)
      */
-    static boolean check(Cache cache, long handle, long key0, long key1, MemorySegment scratch) {
+    public static boolean check(Cache cache, long handle, long key0, long key1, MemorySegment scratch) {
         if (cache.valueSize(handle) != scratch.byteSize()) {
             return false;
         }

@@ -1,4 +1,4 @@
-package dev.clockwork.cli.bench;
+package dev.clockwork.cli.workload;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -25,7 +25,7 @@ import java.nio.ByteOrder;
  *
  * <p>Made by the main thread and then used by one worker thread at a time (a shared arena).
  */
-final class ValueGen implements AutoCloseable {
+public final class ValueGen implements AutoCloseable {
     private static final ValueLayout.OfLong LONG_LE =
             ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
@@ -37,11 +37,11 @@ final class ValueGen implements AutoCloseable {
     private final boolean stampKeys;
     private final MemorySegment scratch; // null unless stampKeys
 
-    ValueGen(int valueBytes, double compressibleToRatio) {
+    public ValueGen(int valueBytes, double compressibleToRatio) {
         this(valueBytes, compressibleToRatio, false);
     }
 
-    ValueGen(int valueBytes, double compressibleToRatio, boolean stampKeys) {
+    public ValueGen(int valueBytes, double compressibleToRatio, boolean stampKeys) {
         this.valueBytes = valueBytes;
         this.stampKeys = stampKeys;
         this.randomFillSize = randomFillSize(valueBytes, compressibleToRatio);
@@ -53,18 +53,18 @@ final class ValueGen implements AutoCloseable {
     }
 
     /** {@code max(1, min(valueBytes, (uint32) (ratio * valueBytes)))}, as cache_bench computes it. */
-    static int randomFillSize(int valueBytes, double compressibleToRatio) {
+    public static int randomFillSize(int valueBytes, double compressibleToRatio) {
         double scaled = compressibleToRatio * valueBytes;
         long truncated = scaled >= valueBytes ? valueBytes : (long) scaled;
         return (int) Math.max(1, truncated);
     }
 
-    int randomFillSize() {
+    public int randomFillSize() {
         return randomFillSize;
     }
 
     /** Fills the buffer with a new value and returns it (valid until the next call). */
-    MemorySegment next(Random64 rnd) {
+    public MemorySegment next(Random64 rnd) {
         MemorySegment b = buffer;
         int fill = randomFillSize;
         int n = valueBytes;
@@ -87,7 +87,7 @@ final class ValueGen implements AutoCloseable {
      * A new value for key {@code (key0, key1)}: {@link #next(Random64)}, stamped with the key
      * when this generator stamps keys.
      */
-    MemorySegment next(Random64 rnd, long key0, long key1) {
+    public MemorySegment next(Random64 rnd, long key0, long key1) {
         MemorySegment v = next(rnd);
         if (stampKeys) {
             ValueStamp.stamp(v, key0, key1);
@@ -96,7 +96,7 @@ final class ValueGen implements AutoCloseable {
     }
 
     /** A value-sized buffer to copy values into for checking; null unless stamping keys. */
-    MemorySegment scratch() {
+    public MemorySegment scratch() {
         return scratch;
     }
 

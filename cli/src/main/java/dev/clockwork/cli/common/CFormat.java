@@ -1,16 +1,17 @@
-package dev.clockwork.cli.bench;
+package dev.clockwork.cli.common;
 
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.math.RoundingMode;
+import dev.clockwork.cli.workload.Random64;
 
 /** C {@code printf} conversions that Java's {@code Formatter} does differently. */
-final class CFormat {
+public final class CFormat {
     private CFormat() {
     }
 
     /** C's {@code %g}: 6 significant digits, trailing zeros removed, exponent form outside 1e-4..1e6. */
-    static String g(double v) {
+    public static String g(double v) {
         if (Double.isNaN(v)) {
             return "nan";
         }
@@ -47,7 +48,7 @@ final class CFormat {
     }
 
     /** RocksDB's {@code BytesToHumanString}: "%.2f KB|MB|GB|TB" with 1024 steps, from KB up. */
-    static String bytesToHuman(long bytes) {
+    public static String bytesToHuman(long bytes) {
         String[] units = {"KB", "MB", "GB", "TB"};
         double size = Random64.unsignedToDouble(bytes) / 1024;
         int unit = 0;

@@ -1,4 +1,4 @@
-package dev.clockwork.cli.bench;
+package dev.clockwork.cli.workload;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -11,7 +11,7 @@ import java.nio.ByteOrder;
  * cycle), then a final avalanche mixes the lanes. Callers must consume the result so that the JIT
  * cannot drop the reads.
  */
-final class ValueHash {
+public final class ValueHash {
     private ValueHash() {
     }
 
@@ -19,12 +19,12 @@ final class ValueHash {
             ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final long K = 0x9E3779B97F4A7C15L;
 
-    static long hash(MemorySegment v) {
+    public static long hash(MemorySegment v) {
         return hash(v, 0, v.byteSize());
     }
 
     /** The hash of bytes {@code [offset, offset + size)} of {@code v}, without slicing it. */
-    static long hash(MemorySegment v, long offset, long size) {
+    public static long hash(MemorySegment v, long offset, long size) {
         int n = (int) Math.min(size, Integer.MAX_VALUE);
         long h0 = 0x243F6A8885A308D3L;
         long h1 = 0x13198A2E03707344L;

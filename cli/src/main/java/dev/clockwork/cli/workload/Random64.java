@@ -1,11 +1,11 @@
-package dev.clockwork.cli.bench;
+package dev.clockwork.cli.workload;
 
 /**
  * The 64-bit Mersenne Twister (the generator C++ calls {@code std::mt19937_64}), which is what
  * RocksDB's {@code Random64} wraps. Using the same generator with the same seeds as cache_bench
  * makes both tools draw the same keys and operations. Not thread-safe: one per thread.
  */
-final class Random64 {
+public final class Random64 {
     private static final int N = 312;
     private static final int M = 156;
     private static final long MATRIX_A = 0xB5026F5AA96619E9L;
@@ -16,7 +16,7 @@ final class Random64 {
     private int index;
 
     /** Seeds like {@code std::mt19937_64(seed)}. */
-    Random64(long seed) {
+    public Random64(long seed) {
         state[0] = seed;
         for (int i = 1; i < N; i++) {
             long prev = state[i - 1];
@@ -26,7 +26,7 @@ final class Random64 {
     }
 
     /** The next 64 random bits ({@code Random64::Next}). */
-    long next() {
+    public long next() {
         if (index >= N) {
             regenerate();
         }
@@ -61,7 +61,7 @@ final class Random64 {
      * {@code uniform_int_distribution<uint64_t>} does for a 64-bit engine (Lemire's
      * multiply-and-reject), as {@code Random64::Uniform} uses it.
      */
-    long uniform(long n) {
+    public long uniform(long n) {
         long product = next();
         long low = product * n;
         long high = Math.unsignedMultiplyHigh(product, n);
@@ -77,7 +77,7 @@ final class Random64 {
     }
 
     /** An unsigned 64-bit value converted to double, as C++ converts a {@code uint64_t}. */
-    static double unsignedToDouble(long x) {
+    public static double unsignedToDouble(long x) {
         if (x >= 0) {
             return (double) x;
         }

@@ -1,4 +1,4 @@
-package dev.clockwork.cli.bench;
+package dev.clockwork.cli.soak;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -20,10 +20,14 @@ import java.util.regex.Pattern;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cli.CacheFactory;
+import dev.clockwork.cli.RunMain;
 import dev.clockwork.offheap.NativeMemory;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
+import dev.clockwork.cli.workload.KeyGen;
+import dev.clockwork.cli.workload.Random64;
+import dev.clockwork.cli.workload.ValueStamp;
 
 /** Short real soaks, and proof that the soak's checks can fail. */
 class SoakEndToEndTest {
@@ -40,7 +44,7 @@ class SoakEndToEndTest {
     private static Object[] run(String... extra) {
         List<String> args = new java.util.ArrayList<>(SHORT);
         args.addAll(List.of(extra));
-        return BenchFlagsTest.runMain(args.toArray(String[]::new));
+        return RunMain.run(args.toArray(String[]::new));
     }
 
     @ParameterizedTest
