@@ -60,6 +60,10 @@ public abstract class HyperClockCache extends ShardedCache {
     /**
      * A builder that picks the table as RocksDB does: {@link FixedHyperClockCache} when an
      * estimated entry charge is given, {@link AutoHyperClockCache} otherwise (the default).
+     *
+     * <p>Not {@code builder()}, as on the concrete caches: their static {@code builder()} returns
+     * their own builder type, which a static method of this superclass with that name and an
+     * unrelated return type would clash with.
      */
     public static Builder newBuilder() {
         return new Builder();
@@ -113,7 +117,7 @@ public abstract class HyperClockCache extends ShardedCache {
         return (int) (h0 >>> 32) & shardMask;
     }
 
-    /** The handle of what a lookup or insert of shard {@code shard} found (ClockShard#found). */
+    /** The handle of what a lookup or insert of shard {@code shard} found (FoundEntry). */
     private long handleOf(int shard, long found) {
         return ClockHandle.table(shard, shardBits,
                 FoundEntry.slot(found) >>> SlotLayout.SLOT_SHIFT, FoundEntry.stamp(found));
@@ -282,8 +286,8 @@ public abstract class HyperClockCache extends ShardedCache {
 
     /**
      * Walks every table in slot order. Each visible entry is referenced as a lookup references it
-     * ({@link ClockShard#referenceIfVisible}), handed to the visitor, and given back through
-     * {@link ClockShard#releaseOwn} as not useful: the acquire is taken back, so the entry's clock is
+     * ({@link ClockProtocol#referenceIfVisible}), handed to the visitor, and given back through
+     * {@link ClockProtocol#releaseOwn} as not useful: the acquire is taken back, so the entry's clock is
      * as before, and if an erase made the entry invisible meanwhile and ours is the last
      * reference, that release frees it, inside the close gate like every freeing release.
      *

@@ -7,7 +7,7 @@ import dev.clockwork.offheap.memory.CacheMemory;
 import dev.clockwork.offheap.memory.CloseGate;
 
 /**
- * Options shared by every HyperClock cache builder ({@link HyperClockCache#builder()},
+ * Options shared by every HyperClock cache builder ({@link HyperClockCache#newBuilder()},
  * {@link FixedHyperClockCache#builder()}, {@link AutoHyperClockCache#builder()}): the common
  * {@link CacheOptions} and the eviction effort cap.
  *

@@ -10,7 +10,6 @@ import dev.clockwork.cache.hash.KeyHash;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import dev.clockwork.offheap.clock.ClockShard;
 import dev.clockwork.offheap.memory.CacheMemory;
 import dev.clockwork.offheap.memory.NativeAllocator;
 import dev.clockwork.offheap.memory.StatsCounters;
@@ -109,9 +108,13 @@ public abstract class ShardedCache implements Cache {
      * keep its view off the heap.
      */
 
+    /** {@code (MemorySegment, long offset)} access, exact so that a wrong type throws. */
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle()
+            .withInvokeExactBehavior();
+
     /** A record's value address or charge, read before {@link #lengthWord} (see above). */
     private long fieldAcquire(long record, long offset) {
-        return (long) ClockShard.LONG.getAcquire(memory.all(), record + offset);
+        return (long) LONG.getAcquire(memory.all(), record + offset);
     }
 
     /** The checked record's length word (see {@link #checkRecord}), read after its field. */

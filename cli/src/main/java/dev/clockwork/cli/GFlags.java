@@ -95,51 +95,76 @@ public final class GFlags {
                 out.add(arg); // picocli knows this spelling (e.g. --help)
                 continue;
             }
-            String body = arg.startsWith("--") ? arg.substring(2) : arg.substring(1);
-            int eq = body.indexOf('=');
-            String name = eq < 0 ? body : body.substring(0, eq);
-            String value = eq < 0 ? null : body.substring(eq + 1);
-            OptionSpec opt = byName.get("-" + name);
-            OptionSpec negated = name.startsWith("no") ? byName.get("-" + name.substring(2)) : null;
-            if (opt != null && isGflagsBoolean(opt)) {
-                boolean v = value == null || parseBool("-" + name, value);
-                out.add("-" + name + "=" + v);
-            } else if (opt != null) {
-                out.add("-" + body);
-            } else if (negated != null && isGflagsBoolean(negated)) {
-                if (value != null) {
-                    throw new IllegalArgumentException("flag -" + name
-                            + " takes no value (it means -" + name.substring(2) + "=false)");
-                }
-                out.add("-" + name.substring(2) + "=false");
-            } else if (IGNORED_CACHE_BENCH_FLAGS.containsKey(name)
-                    || name.startsWith("no")
-                    && isBool(IGNORED_CACHE_BENCH_FLAGS.get(name.substring(2)))) {
-                Ignored kind = IGNORED_CACHE_BENCH_FLAGS.get(name);
-                if (kind == null) { // -noflag of an ignored boolean: false, which is fine
-                    warn.println("note: ignoring cache_bench flag " + arg);
-                    continue;
-                }
-                if (value == null && !isBool(kind) && i + 1 < args.size()) {
-                    value = args.get(++i); // "-flag value" form
-                }
-                boolean neutral = switch (kind) {
-                    case BOOL_FALSE -> value != null && !parseBool("-" + name, value);
-                    case ANY_VALUE, BOOL_ANY -> true;
-                    case ZERO -> value != null && value.strip().equals("0");
-                    case EMPTY -> value == null || value.isEmpty();
-                };
-                String shown = "-" + name + (value == null ? "" : "=" + value);
-                if (!neutral) {
-                    throw new IllegalArgumentException("flag " + shown
-                            + " is a cache_bench feature that clockwork bench does not implement");
-                }
-                warn.println("note: ignoring cache_bench flag " + shown);
-            } else {
-                out.add(arg); // unknown: picocli names it in its error
-            }
+            i = normalizeFlag(byName, args, i, out, warn);
         }
         return out;
+    }
+
+    /**
+     * Rewrites the gflags-style flag at {@code args[i]} for picocli into {@code out}, or skips an
+     * ignored cache_bench flag; returns the index of the last argument it used.
+     */
+    private static int normalizeFlag(Map<String, OptionSpec> byName, List<String> args, int i,
+                                     List<String> out, PrintWriter warn) {
+        String arg = args.get(i);
+        String body = arg.startsWith("--") ? arg.substring(2) : arg.substring(1);
+        int eq = body.indexOf('=');
+        String name = eq < 0 ? body : body.substring(0, eq);
+        String value = eq < 0 ? null : body.substring(eq + 1);
+        OptionSpec opt = byName.get("-" + name);
+        OptionSpec negated = name.startsWith("no") ? byName.get("-" + name.substring(2)) : null;
+        if (opt != null && isGflagsBoolean(opt)) {
+            boolean v = value == null || parseBool("-" + name, value);
+            out.add("-" + name + "=" + v);
+        } else if (opt != null) {
+            out.add("-" + body);
+        } else if (negated != null && isGflagsBoolean(negated)) {
+            if (value != null) {
+                throw new IllegalArgumentException("flag -" + name
+                        + " takes no value (it means -" + name.substring(2) + "=false)");
+            }
+            out.add("-" + name.substring(2) + "=false");
+        } else if (isIgnoredCacheBenchFlag(name)) {
+            return skipIgnored(arg, name, value, args, i, warn);
+        } else {
+            out.add(arg); // unknown: picocli names it in its error
+        }
+        return i;
+    }
+
+    /** A cache_bench flag clockwork does not implement, or {@code -no} and an ignored boolean. */
+    private static boolean isIgnoredCacheBenchFlag(String name) {
+        return IGNORED_CACHE_BENCH_FLAGS.containsKey(name)
+                || name.startsWith("no") && isBool(IGNORED_CACHE_BENCH_FLAGS.get(name.substring(2)));
+    }
+
+    /**
+     * Skips an ignored cache_bench flag with a note if its value asks for nothing clockwork would
+     * do differently; refuses it otherwise. Returns the index of the last argument it used.
+     */
+    private static int skipIgnored(String arg, String name, String value, List<String> args,
+                                   int i, PrintWriter warn) {
+        Ignored kind = IGNORED_CACHE_BENCH_FLAGS.get(name);
+        if (kind == null) { // -noflag of an ignored boolean: false, which is fine
+            warn.println("note: ignoring cache_bench flag " + arg);
+            return i;
+        }
+        if (value == null && !isBool(kind) && i + 1 < args.size()) {
+            value = args.get(++i); // "-flag value" form
+        }
+        boolean neutral = switch (kind) {
+            case BOOL_FALSE -> value != null && !parseBool("-" + name, value);
+            case ANY_VALUE, BOOL_ANY -> true;
+            case ZERO -> value != null && value.strip().equals("0");
+            case EMPTY -> value == null || value.isEmpty();
+        };
+        String shown = "-" + name + (value == null ? "" : "=" + value);
+        if (!neutral) {
+            throw new IllegalArgumentException("flag " + shown
+                    + " is a cache_bench feature that clockwork bench does not implement");
+        }
+        warn.println("note: ignoring cache_bench flag " + shown);
+        return i;
     }
 
     private static boolean isBool(Ignored kind) {

@@ -99,8 +99,9 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
 
     final boolean isEvictionEffortExceeded(EvictionData data) {
         if (strict) {
-            // Strict limits must find room if it exists, so they ignore the cap. (A huge cap in
-            // the product below overflowed once 4 entries were freed, and gave up.)
+            // Strict limits must find room if it exists, so they ignore the cap. The product
+            // below stays in range for any cap: it is only reached without a strict limit, and a
+            // sweep frees far fewer than Long.MAX_VALUE / cap entries.
             return false;
         }
         return (data.freedCount + 1) * evictionEffortCap <= data.seenPinned;

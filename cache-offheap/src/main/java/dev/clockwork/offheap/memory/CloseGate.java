@@ -10,10 +10,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * <p>Why not rely on the arena alone: a thread that is inside a scoped access when the arena
  * closes is stopped with an exception, and that exception does not tell whether the access took
- * effect. (A first version assumed it had not: a value was handed to a slot by writing its
- * address and taken out by zeroing it, close freed every non-zero address, and a thread freed a
- * value itself only if its write threw. CloseRaceTest still lost 256-512 bytes in some rounds,
- * which points at zeroing writes that happened and threw all the same.) Lookups and plain
+ * effect: a write may have happened and thrown all the same. Lookups and plain
  * releases only move reference counts, where that does no harm; but a thread handing a value to
  * a slot, or taking one out to free it, cannot tell whether its last write happened, and would
  * leak the value or free it twice.
