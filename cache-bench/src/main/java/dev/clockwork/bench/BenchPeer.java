@@ -18,7 +18,6 @@ import org.caffinitas.ohc.DirectValueAccess;
 import org.caffinitas.ohc.Eviction;
 import org.caffinitas.ohc.OHCache;
 import org.caffinitas.ohc.OHCacheBuilder;
-import dev.clockwork.offheap.clock.SlotLayout;
 
 /**
  * One cache behind the peer benchmarks' bodies, keyed by a number. What each stores and copies:
