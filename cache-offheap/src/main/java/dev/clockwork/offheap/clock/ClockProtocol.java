@@ -32,18 +32,12 @@ import java.lang.invoke.VarHandle;
  *
  * <h2>States and transitions</h2>
  * <pre>
- *                 tryClaim (CAS)              fillAndPublish (release store)
- *     EMPTY ───────────────────────▶ UNDER CONSTRUCTION ───────────────────────▶ VISIBLE
- *       ▲                              ▲   ▲    │                                 │  │
- *       │ freeValueAndMarkEmpty        │   │    │ (owner only)                    │  │
- *       └──────────────────────────────┼───┼────┘                                 │  │
- *               (release store)        │   │   clockUpdate, eraseIfKey: unheld     │  │
- *                                      │   └──────────────────────────────────────┘  │
- *                                      │      (CAS from the word that was checked)   │
- *                                      │                                             │
- *                                      │  freeIfUnreferenced: last   eraseIfKey: held │
- *                                      └──────────── INVISIBLE ◀──────────────────────┘
- *                                          (CAS)                    (CAS)
+ *   EMPTY ── tryClaim (CAS) ──▶ UNDER CONSTRUCTION ── fillAndPublish (release store) ──▶ VISIBLE
+ *   UNDER CONSTRUCTION ── freeValueAndMarkEmpty (release store) ──▶ EMPTY
+ *   VISIBLE ───── eraseIfKey while referenced (CAS) ──▶ INVISIBLE
+ *   VISIBLE ───── clockUpdate at 0, eraseIfKey unreferenced,
+ *                 freeIfUnreferenced after a release that erases (CAS) ──▶ UNDER CONSTRUCTION
+ *   INVISIBLE ─── freeIfUnreferenced after its last release (CAS) ──────▶ UNDER CONSTRUCTION
  * </pre>
  * <ul>
  *   <li><b>Empty</b>: free. Counter bits may hold stray increments from optimistic lookups; the
