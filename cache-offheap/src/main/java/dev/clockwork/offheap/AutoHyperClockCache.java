@@ -108,11 +108,12 @@ public final class AutoHyperClockCache extends HyperClockCache {
             CacheMemory memory = new CacheMemory(settings.recordStats);
             CloseGate gate = new CloseGate();
             BuilderSettings o = settings;
-            ClockShard[] tables = makeTables(memory, gate, context -> new AutoClockTable(
+            Admission admission = o.admissionFor();
+            ClockShard[] tables = makeTables(memory, gate, admission, context -> new AutoClockTable(
                     AutoClockTable.maxSlots(context.capacity(), o.minAvgEntryCharge,
                             o.chargeMetadata, shardBits), context));
             return new AutoHyperClockCache(memory, gate, tables, o.capacity, o.hashSeed,
-                    o.admission);
+                    admission);
         }
     }
 }

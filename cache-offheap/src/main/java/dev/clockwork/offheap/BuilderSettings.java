@@ -1,6 +1,7 @@
 package dev.clockwork.offheap;
 
 import dev.clockwork.cache.admission.Admission;
+import dev.clockwork.offheap.admission.TinyLfu;
 import dev.clockwork.offheap.clock.AutoClockTable;
 
 /**
@@ -16,7 +17,9 @@ final class BuilderSettings {
     boolean strictCapacityLimit;
     boolean chargeMetadata = true;
     long hashSeed = 0x5eed_c10c_c0de_5eedL;
+    /** A policy of the caller's own, or {@link Admission#ALWAYS} for {@link #admissionPolicy}. */
     Admission admission = Admission.ALWAYS;
+    AdmissionPolicy admissionPolicy = AdmissionPolicy.NONE;
     boolean recordStats = true;
 
     // HyperClockOptions: both HyperClock tables.
@@ -28,4 +31,15 @@ final class BuilderSettings {
     // LruCache.Builder.
     double highPriPoolRatio = 0.5;
     double lowPriPoolRatio = 0.0;
+
+    /**
+     * The admission policy for the cache being built: the caller's own, or a new one of
+     * {@link #admissionPolicy} for this cache's capacity (a policy's state is per cache).
+     */
+    Admission admissionFor() {
+        if (admission != Admission.ALWAYS || admissionPolicy == AdmissionPolicy.NONE) {
+            return admission;
+        }
+        return new TinyLfu(Math.min(capacity, CacheOptions.MAX_USAGE));
+    }
 }

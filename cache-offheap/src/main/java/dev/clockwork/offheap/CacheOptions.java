@@ -119,9 +119,23 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
         return self();
     }
 
-    /** Policy consulted before each insert; default admits everything. */
+    /**
+     * Which admission policy decides whether an insert may evict (default
+     * {@link AdmissionPolicy#NONE}); see {@link Admission} for where each cache type asks it.
+     */
+    public B admission(AdmissionPolicy policy) {
+        settings.admissionPolicy = Args.requireNonNull("admission", policy);
+        settings.admission = Admission.ALWAYS;
+        return self();
+    }
+
+    /**
+     * An admission policy of the caller's own, asked as {@link Admission} describes. One instance
+     * serves one cache: it is told of that cache's accesses.
+     */
     public B admission(Admission admission) {
         settings.admission = Args.requireNonNull("admission", admission);
+        settings.admissionPolicy = AdmissionPolicy.NONE;
         return self();
     }
 

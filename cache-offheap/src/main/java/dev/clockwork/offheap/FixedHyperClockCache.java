@@ -161,10 +161,11 @@ public final class FixedHyperClockCache extends HyperClockCache {
             int lengthBits = tableBits();
             CacheMemory memory = new CacheMemory(settings.recordStats);
             CloseGate gate = new CloseGate();
-            ClockShard[] tables = makeTables(memory, gate,
+            Admission admission = settings.admissionFor();
+            ClockShard[] tables = makeTables(memory, gate, admission,
                     context -> new FixedClockTable(lengthBits, context));
             return new FixedHyperClockCache(memory, gate, tables, settings.capacity,
-                    settings.hashSeed, settings.admission);
+                    settings.hashSeed, admission);
         }
 
         /**

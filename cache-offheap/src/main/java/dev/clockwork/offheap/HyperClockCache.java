@@ -248,6 +248,10 @@ public abstract class HyperClockCache extends ShardedCache {
             stats.memoryLimitRejects.increment();
             return MISS;
         }
+        if (result == ClockShard.INSERT_REJECTED) {
+            stats.admissionRejects.increment();
+            return MISS;
+        }
         return keepRef ? MISS : 1; // dropped: as if inserted and evicted at once
     }
 

@@ -1,6 +1,7 @@
 package dev.clockwork.offheap;
 
 import dev.clockwork.cache.Args;
+import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.offheap.clock.ClockShard;
 import dev.clockwork.offheap.clock.ClockShardContext;
 import dev.clockwork.offheap.memory.CacheMemory;
@@ -52,11 +53,13 @@ public abstract class HyperClockOptions<B extends HyperClockOptions<B>> extends 
     }
 
     /** Makes every shard's table (see {@link #makeShards}), all closing with {@code gate}. */
-    final ClockShard[] makeTables(CacheMemory memory, CloseGate gate, TableMaker maker) {
+    final ClockShard[] makeTables(CacheMemory memory, CloseGate gate, Admission admission,
+                                  TableMaker maker) {
         BuilderSettings o = settings;
+        Admission asked = admission == Admission.ALWAYS ? null : admission;
         return makeShards(new ClockShard[shardCount()], memory,
                 (shard, shardCapacity, usageLimit, mem) -> maker.make(new ClockShardContext(shard,
                         shardCapacity, usageLimit, o.strictCapacityLimit, o.evictionEffortCap,
-                        o.chargeMetadata, mem, gate)));
+                        o.chargeMetadata, mem, gate, asked)));
     }
 }

@@ -104,12 +104,13 @@ public final class LruCache extends ShardedCache {
             int shardBits = shardBits();
             int maxChunks = RecordSlab.maxChunks(shardBits);
             BuilderSettings o = settings;
+            Admission admission = o.admissionFor();
             LruShard[] shards = makeShards(new LruShard[1 << shardBits], memory,
                     (shard, shardCapacity, usageLimit, mem) -> new LruShard(mem.all(), shard,
                             shardBits, mem.stampSalt, mem.stats, shardCapacity, usageLimit,
                             maxChunks, o.strictCapacityLimit, o.highPriPoolRatio,
-                            o.lowPriPoolRatio, o.chargeMetadata));
-            return new LruCache(memory, shards, o.capacity, o.hashSeed, o.admission);
+                            o.lowPriPoolRatio, o.chargeMetadata, admission));
+            return new LruCache(memory, shards, o.capacity, o.hashSeed, admission);
         }
     }
 
@@ -164,13 +165,17 @@ public final class LruCache extends ShardedCache {
     long insertCopied(long h0, long h1, long address, int length, long charge, Priority priority,
                       boolean keepRef) {
         long result = shardOf(h0).insert(h0, h1, address, length, charge, priority, keepRef);
-        if (result != LruShard.DROPPED && result != LruShard.REFUSED) {
+        if (result > 0) {
             stats.inserts.increment();
             return keepRef ? result : 1;
         }
         NativeAllocator.free(address, length);
         if (result == LruShard.REFUSED) {
             stats.memoryLimitRejects.increment();
+            return MISS;
+        }
+        if (result == LruShard.REJECTED) {
+            stats.admissionRejects.increment();
             return MISS;
         }
         return keepRef ? MISS : 1; // dropped: as if inserted and evicted at once

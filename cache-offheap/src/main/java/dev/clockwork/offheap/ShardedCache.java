@@ -184,7 +184,7 @@ public abstract class ShardedCache implements Cache {
         checkOpen();
         long h0 = KeyHash.hash0(key0, key1, hashSeed);
         long h1 = KeyHash.hash1FromHash0(h0, key1);
-        admission.recordAccess(key0, key1);
+        admission.recordAccess(h0);
         long handle = lookupHashed(h0, h1);
         if (stats.recordLookups) {
             (handle == MISS ? stats.misses : stats.hits).increment();
@@ -330,10 +330,6 @@ public abstract class ShardedCache implements Cache {
             throw new IllegalArgumentException(
                     "charge " + charge + " is larger than the capacity " + cap);
         }
-        if (!admission.admit(key0, key1, charge)) {
-            stats.admissionRejects.increment();
-            return MISS;
-        }
         long h0 = KeyHash.hash0(key0, key1, hashSeed);
         long h1 = KeyHash.hash1FromHash0(h0, key1);
         long address = NativeAllocator.allocate(length);
@@ -349,7 +345,11 @@ public abstract class ShardedCache implements Cache {
             throw e;
         }
         try {
-            return insertCopied(h0, h1, address, length, charge, priority, keepRef);
+            long result = insertCopied(h0, h1, address, length, charge, priority, keepRef);
+            if (result != MISS) {
+                admission.recordInsert(charge);
+            }
+            return result;
         } catch (OutOfMemoryError | IllegalStateException e) {
             NativeAllocator.free(address, length); // never stored (insertCopied's contract)
             throw e;

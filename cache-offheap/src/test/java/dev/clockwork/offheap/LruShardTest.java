@@ -27,7 +27,7 @@ class LruShardTest {
 
     private LruShard shard(long capacity, double high, double low, int maxRecordChunks) {
         shard = new LruShard(memory.all(), 0, 0, memory.stampSalt, memory.stats, capacity,
-                CacheOptions.MAX_USAGE, maxRecordChunks, false, high, low, false);
+                CacheOptions.MAX_USAGE, maxRecordChunks, false, high, low, false, null);
         return shard;
     }
 

@@ -4,34 +4,51 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.CacheStats;
 
 /**
- * A hook consulted on every insert before the cache spends memory or evicts anything. A TinyLFU
- * filter implements it to keep one-off keys from flushing a hot working set.
+ * An admission policy in the TinyLFU manner: told of every lookup, and asked, each time eviction
+ * has chosen a victim to make room for an insert, whether the candidate should displace it.
  *
- * <p>Implementations are called concurrently from every inserting thread and must not allocate
- * on their steady-state path. {@link #recordAccess} is called for every lookup so that a frequency
- * sketch sees hits and misses alike.
+ * <p>Keys reach the policy as the cache's hashed key (the first word of its seeded 128-bit mix
+ * of the caller's key), already uniformly distributed: a policy uses it as it is and never hashes
+ * again.
+ *
+ * <p>Where each cache type asks: a HyperClock cache when its sweep has found an entry to evict
+ * (unreferenced, its clock run down), before it takes it; an LRU cache for the oldest entry of its
+ * list (the bottom pool's oldest first, then the low and high pools'). An insert whose charge
+ * needs several victims asks for each: the candidate must out-score every entry it displaces, and
+ * the victims admitted before a refusal stay evicted, as in Caffeine's weighted eviction. A
+ * refusal ends the insert: it returns "not inserted" ({@code false}, or {@link Cache#MISS} for a
+ * pinned insert, and no handle is made), its value is freed at once, and it is counted in
+ * {@link CacheStats#admissionRejects()}, apart from memory-limit rejects. An insert that needs no
+ * eviction, or replaces the key's own entry, is never asked about.
+ *
+ * <p>Implementations are called concurrently from every thread and must not block or allocate on
+ * their steady-state path; {@link #recordAccess} runs on every lookup, so it must not write to
+ * memory other threads write (buffer, stripe, or drop).
  */
 public interface Admission {
 
-    /** Admits everything; the default. */
+    /** Admits everything and records nothing; the default. */
     Admission ALWAYS = new Admission() {
         @Override
-        public boolean admit(long key0, long key1, long charge) {
-            return true;
+        public void recordAccess(long keyHash) {
         }
 
         @Override
-        public void recordAccess(long key0, long key1) {
+        public boolean admit(long candidateHash, long victimHash) {
+            return true;
         }
     };
 
-    /**
-     * Returns whether an insert of this key may proceed. A rejected insert is reported to the caller
-     * (see {@link Cache#insert}) and counted in {@link CacheStats#admissionRejects()}, never
-     * dropped silently.
-     */
-    boolean admit(long key0, long key1, long charge);
+    /** Tells the policy that a key was looked up, hit or miss. */
+    void recordAccess(long keyHash);
 
-    /** Tells the policy that the key was looked up (hit or miss). */
-    void recordAccess(long key0, long key1);
+    /** Whether the candidate should displace the victim eviction has chosen. */
+    boolean admit(long candidateHash, long victimHash);
+
+    /**
+     * Tells the policy that an entry of {@code charge} was stored, so that it can size itself
+     * from the charges it sees (a byte capacity does not say how many entries it holds).
+     */
+    default void recordInsert(long charge) {
+    }
 }

@@ -385,7 +385,8 @@ public final class AutoClockTable extends LinearHashChains {
                 }
             }
             finishEvictions(data);
-            if (data.freedCharge >= requested || pointer + CLOCK_STEP >= maxPointer) {
+            if (data.freedCharge >= requested || pointer + CLOCK_STEP >= maxPointer
+                    || data.rejected) {
                 return;
             }
             if (isEvictionEffortExceeded(data)) {

@@ -503,6 +503,9 @@ public abstract class ClockProtocol extends ClockSlots {
      * @return whether the caller now owns the slot (under construction) and must evict it
      */
     final boolean clockUpdate(long slot, EvictionData data) {
+        if (data.rejected) {
+            return false; // the policy kept a victim: this run takes nothing more
+        }
         // A stale read is fine: every decision below is confirmed by a CAS.
         long meta = metaOpaque(slot);
         if (!isShareable(meta)) {
@@ -518,6 +521,12 @@ public abstract class ClockProtocol extends ClockSlots {
             // No retry: a failure means the entry was just used, so leave it be.
             boolean ignored =
                     LONG.weakCompareAndSetPlain(slots, slot, meta, ClockMeta.withCounters(meta, count));
+            return false;
+        }
+        // Ask the policy before taking. The key is read without a reference: if the slot changed
+        // meanwhile the CAS below fails, and a stale key skews only this one decision.
+        if (data.admission != null && !data.admission.admit(data.candidate, key0(slot))) {
+            data.rejected = --data.keepsLeft == 0; // kept: offer the next victim, a few times
             return false;
         }
         if (compareAndExchangeMeta(slot, meta, UNDER_CONSTRUCTION) == meta) {

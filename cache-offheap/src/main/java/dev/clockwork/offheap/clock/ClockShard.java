@@ -5,6 +5,7 @@ import static dev.clockwork.offheap.clock.ClockMeta.isShareable;
 import static dev.clockwork.offheap.clock.ClockMeta.refCount;
 import static dev.clockwork.offheap.clock.SlotLayout.SLOT_BYTES;
 
+import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.offheap.CacheOptions;
 import dev.clockwork.offheap.ShardedCache;
 import dev.clockwork.offheap.memory.NativeAllocator;
@@ -28,6 +29,8 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
     public static final long INSERT_REFUSED = -3;
     /** Usage charged, no slot: make a standalone entry. */
     public static final long INSERT_STANDALONE = -4;
+    /** The admission policy kept a victim against it; nothing charged: free the value. */
+    public static final long INSERT_REJECTED = -5;
 
     /** Most slots a table may have, whatever the shard count: a handle's slot index is 32 bits. */
     static final long MAX_SLOTS = 1L << 32;
@@ -58,6 +61,8 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
     private final int evictionEffortCap;
     /** Charge of this shard's standalone entries (part of {@link #usage()}); kept by the cache. */
     public final AtomicLong standaloneUsage = new AtomicLong();
+    /** Asked before each victim an insert's eviction takes; null: take them unasked. */
+    private final Admission admission;
 
     /**
      * @param rawAddress zeroed memory for {@code slotCount} slots, 64-byte aligned, owned by the
@@ -75,6 +80,7 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
         this.strict = context.strict();
         this.evictionEffortCap = context.evictionEffortCap();
         this.metadataChargePerSlot = context.chargeMetadata() ? SLOT_BYTES : 0;
+        this.admission = context.admission();
     }
 
     /** Adds the metadata charge of {@code count} slots put to use (nothing if not charged). */
@@ -144,17 +150,21 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
         }
         long oldOccupancy = addOccupancy(1);
         boolean needEvictForOccupancy = !growIfNeeded(oldOccupancy + 1);
+        EvictionData data = EVICTION_DATA.get().reset(admission, h0);
         if (strict) {
-            if (!chargeUsageStrict(charge, needEvictForOccupancy)) {
+            if (!chargeUsageStrict(charge, needEvictForOccupancy, data)) {
                 addOccupancy(-1);
-                return INSERT_REFUSED;
+                return data.rejected ? INSERT_REJECTED : INSERT_REFUSED;
             }
         } else {
-            long charged = chargeUsageNonStrict(charge, needEvictForOccupancy);
+            long charged = chargeUsageNonStrict(charge, needEvictForOccupancy, data);
             if (charged != CHARGED) {
                 addOccupancy(-1);
                 if (charged == OVER_LIMIT) {
                     return INSERT_REFUSED;
+                }
+                if (charged == REJECTED) {
+                    return INSERT_REJECTED;
                 }
                 if (!keepRef) {
                     return INSERT_DROPPED; // as if inserted and evicted at once
@@ -174,7 +184,8 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
         return INSERT_STANDALONE;
     }
 
-    private boolean chargeUsageStrict(long charge, boolean needEvictForOccupancy) {
+    private boolean chargeUsageStrict(long charge, boolean needEvictForOccupancy,
+                                      EvictionData data) {
         long cap = capacity;
         if (charge > cap) {
             return false;
@@ -190,14 +201,17 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
         if (request == 0) {
             return true;
         }
-        EvictionData data = EVICTION_DATA.get().reset();
         evict(request, data);
+        data.settle(request);
         addOccupancy(-data.freedCount);
-        if (data.freedCharge > needEvict) {
-            addUsage(-(data.freedCharge - needEvict));
-        } else if (data.freedCharge < needEvict || (needEvictForOccupancy && data.freedCount == 0)) {
+        if (data.rejected || data.freedCharge < needEvict
+                || (needEvictForOccupancy && data.freedCount == 0)) {
+            // Not stored: what eviction freed stays freed, and the charge is taken back.
             addUsage(-(data.freedCharge + (newUsage - oldUsage)));
             return false;
+        }
+        if (data.freedCharge > needEvict) {
+            addUsage(-(data.freedCharge - needEvict));
         }
         return true;
     }
@@ -206,6 +220,7 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
     private static final long CHARGED = 0;
     private static final long NO_ROOM = 1;    // nothing charged: no slot could be freed
     private static final long OVER_LIMIT = 2; // nothing charged: usage would pass usageLimit
+    private static final long REJECTED = 3;   // nothing charged: the policy kept a victim
 
     /**
      * Adds {@code delta} to usage unless that takes it past {@link #usageLimit}; then adds
@@ -223,7 +238,8 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
     }
 
     /** Charges usage without a strict limit, evicting first as needed; see the result codes. */
-    private long chargeUsageNonStrict(long charge, boolean needEvictForOccupancy) {
+    private long chargeUsageNonStrict(long charge, boolean needEvictForOccupancy,
+                                      EvictionData data) {
         long oldUsage = usage();
         long cap = capacity;
         long needEvict;
@@ -242,8 +258,13 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
         }
         long freedCharge = 0;
         if (needEvict > 0) {
-            EvictionData data = EVICTION_DATA.get().reset();
             evict(needEvict, data);
+            data.settle(needEvict);
+            if (data.rejected) {
+                addOccupancy(-data.freedCount); // what eviction freed stays freed
+                addUsage(-data.freedCharge);
+                return REJECTED;
+            }
             if (needEvictForOccupancy && data.freedCount == 0) {
                 return NO_ROOM;
             }

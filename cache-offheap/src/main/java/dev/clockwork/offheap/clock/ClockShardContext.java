@@ -2,6 +2,7 @@ package dev.clockwork.offheap.clock;
 
 import dev.clockwork.offheap.memory.CacheMemory;
 import dev.clockwork.offheap.memory.CloseGate;
+import dev.clockwork.cache.admission.Admission;
 
 /**
  * What every shard of one HyperClock cache is made with, whichever its index.
@@ -15,8 +16,9 @@ import dev.clockwork.offheap.memory.CloseGate;
  * @param memory the cache's arena and counters
  * @param gate what close shuts and drains before it frees: inserts, erases and freeing releases
  *     run inside it
+ * @param admission asked before each victim an insert's eviction takes, or null for none
  */
 public record ClockShardContext(int shardIndex, long capacity, long usageLimit, boolean strict,
                                 int evictionEffortCap, boolean chargeMetadata, CacheMemory memory,
-                                CloseGate gate) {
+                                CloseGate gate, Admission admission) {
 }

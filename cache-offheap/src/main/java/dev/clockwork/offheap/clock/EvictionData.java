@@ -1,12 +1,26 @@
 package dev.clockwork.offheap.clock;
 
+import dev.clockwork.cache.admission.Admission;
+
 /**
  * What one eviction run has done so far: the charge and entries it freed, the pinned entries it
- * passed (for the effort cap), and the slots it took whose freeing is deferred (Auto: until their
- * chain is unlocked). Thread-confined and reused ({@link ClockShard} keeps one per thread), so
+ * passed (for the effort cap), the slots it took whose freeing is deferred (Auto: until their
+ * chain is unlocked), and whether the admission policy kept a victim against the candidate. Thread-confined and reused ({@link ClockShard} keeps one per thread), so
  * eviction allocates nothing once a thread's array has grown to its largest run.
  */
 final class EvictionData {
+    /** The policy asked before each victim is taken, or null to take victims unasked. */
+    Admission admission;
+    /** The hashed key of the entry the eviction makes room for. */
+    long candidate;
+    /**
+     * Victims the policy may still keep before the insert fails: the sweep passes over a victim
+     * the policy keeps and offers the next, so the candidate is judged against the least
+     * frequent of a few entries whose clocks ran down, not against whichever came first.
+     */
+    int keepsLeft;
+    /** Set when the policy kept a victim: the sweep takes nothing more and the insert fails. */
+    boolean rejected;
     long freedCharge;
     long freedCount;
     long seenPinned;
@@ -14,12 +28,37 @@ final class EvictionData {
     long[] owned = new long[16];
     int ownedCount;
 
+    /** Ready for a new run, taking victims unasked. */
     EvictionData reset() {
+        admission = null;
+        rejected = false;
         freedCharge = 0;
         freedCount = 0;
         seenPinned = 0;
         ownedCount = 0;
         return this;
+    }
+
+    /** Ready for a new run that asks {@code policy} (if not null) before taking each victim. */
+    EvictionData reset(Admission policy, long candidateHash) {
+        reset();
+        admission = policy;
+        candidate = candidateHash;
+        keepsLeft = ADMISSION_SAMPLE;
+        return this;
+    }
+
+    /** Victims one insert's candidate may be judged against (Ristretto samples five). */
+    static final int ADMISSION_SAMPLE = 4;
+
+    /**
+     * Ends a run that asked the policy: if it kept a victim and the run did not free
+     * {@code requested}, the insert fails, rather than take room the policy refused it.
+     */
+    void settle(long requested) {
+        if (admission != null && keepsLeft < ADMISSION_SAMPLE && freedCharge < requested) {
+            rejected = true;
+        }
     }
 
     void addOwned(long slot) {

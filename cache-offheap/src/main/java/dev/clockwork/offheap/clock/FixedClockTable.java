@@ -236,7 +236,7 @@ public final class FixedClockTable extends ClockShard {
                     memory.stats.evictions.increment();
                 }
             }
-            if (data.freedCharge >= requested || pointer >= maxPointer) {
+            if (data.freedCharge >= requested || pointer >= maxPointer || data.rejected) {
                 return;
             }
             if (isEvictionEffortExceeded(data)) {

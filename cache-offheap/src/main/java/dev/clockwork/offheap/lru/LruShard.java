@@ -20,6 +20,7 @@ import dev.clockwork.offheap.CacheOptions;
 import dev.clockwork.offheap.ShardedCache;
 import dev.clockwork.offheap.memory.EntryStamp;
 import dev.clockwork.offheap.memory.NativeAllocator;
+import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.offheap.memory.RecordSlab;
 import dev.clockwork.offheap.memory.StatsCounters;
 import dev.clockwork.offheap.shard.Shard;
@@ -62,6 +63,8 @@ public final class LruShard extends LruList implements Shard {
     /** Whether {@link #freeAll} has freed the memory (it waits for a visit to end, see there). */
     private boolean freed;
     private final RecordSlab slab;
+    /** Asked before an insert evicts each entry, oldest first; null: evict unasked. */
+    private final Admission admission;
     private final int shardNumber;
     /** log2 of the cache's shard count: the low bits of a handle's location (LruHandle). */
     private final int shardBits;
@@ -89,8 +92,9 @@ public final class LruShard extends LruList implements Shard {
      */
     public LruShard(MemorySegment mem, int shardNumber, int shardBits, long stampSalt, StatsCounters stats,
              long capacity, long usageLimit, int maxRecordChunks, boolean strict,
-             double highRatio, double lowRatio, boolean chargeMetadata) {
+             double highRatio, double lowRatio, boolean chargeMetadata, Admission admission) {
         super(highRatio, lowRatio, chargeMetadata);
+        this.admission = admission == Admission.ALWAYS ? null : admission;
         this.shardNumber = shardNumber;
         this.usageLimit = usageLimit;
         this.shardBits = shardBits;
@@ -325,14 +329,29 @@ public final class LruShard extends LruList implements Shard {
 
     /** Evicts the oldest unreferenced entries until {@code charge} more fits, or none is left. */
     private void evictFor(long charge) {
+        evictFor(charge, null, 0);
+    }
+
+    /**
+     * Evicts the oldest unreferenced entries until {@code charge} more fits, or none is left,
+     * asking {@code policy} (unless null) before each: returns false, having evicted only the
+     * victims admitted before, as soon as it keeps one against {@code candidate}.
+     */
+    private boolean evictFor(long charge, Admission policy, long candidate) {
         long evicted = 0;
+        boolean admitted = true;
         while (usage + charge > capacity && next(head) != head) {
+            if (policy != null && !policy.admit(candidate, key0(next(head)))) {
+                admitted = false;
+                break;
+            }
             evictOldest();
             evicted++;
         }
         if (evicted != 0) {
             stats.evictions.add(evicted);
         }
+        return admitted;
     }
 
     /** Evicts the oldest unreferenced entry; the list must not be empty. Counts no stats. */
@@ -364,6 +383,8 @@ public final class LruShard extends LruList implements Shard {
      * a size limit (usage, records) refused an entry, pinned or not.
      */
     public static final long REFUSED = -1;
+    /** {@link #insert}'s result when the admission policy kept a victim against the entry. */
+    public static final long REJECTED = -2;
     /** {@link #insert}'s result for an entry dropped "as if inserted and evicted at once". */
     public static final long DROPPED = 0;
 
@@ -385,7 +406,12 @@ public final class LruShard extends LruList implements Shard {
             return REFUSED; // can never fit; also keeps the sums below from overflowing
         }
         long total = charge + metaCharge;
-        evictFor(total);
+        // A new value for a present key replaces it whatever the policy says.
+        Admission policy = admission != null && RAW.get(INT, findLink(h0, h1)) == 0
+                ? admission : null;
+        if (!evictFor(total, policy, h0)) {
+            return REJECTED;
+        }
         if (usage + total > capacity && (strict || !keepRef)) {
             return keepRef ? REFUSED : DROPPED;
         }

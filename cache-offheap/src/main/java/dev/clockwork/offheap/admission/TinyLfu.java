@@ -1,0 +1,212 @@
+package dev.clockwork.offheap.admission;
+
+import dev.clockwork.cache.admission.Admission;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * TinyLFU admission: a candidate displaces a victim only if the {@link FrequencySketch} has seen
+ * it more often lately.
+ *
+ * <h2>Recording accesses without a contended write</h2>
+ * A lookup does not touch the sketch. It appends its key to one of {@value #STRIPES} small
+ * buffers, picked by thread, each on cache lines of its own; the thread that fills a buffer drains
+ * it into the sketch if it gets the sketch's lock at once, and otherwise drops the buffer's
+ * records and counts them ({@link #droppedRecords}). So a lookup writes two words of a line its
+ * own thread mostly owns, never waits, and the sketch has one writer at a time. Threads sharing a
+ * stripe may overwrite each other's records: lost increments, which a sketch tolerates; a record
+ * is a {@code long}, so never torn.
+ *
+ * <h2>Admitting</h2>
+ * {@link #admit} first drains the caller's own buffer if it can (so a single thread's decisions see
+ * all its accesses, and a single-threaded replay is deterministic), then compares estimates:
+ * admit if the candidate's is higher. A candidate of estimate at least {@value #HASH_FLOODING_FLOOR}
+ * that loses is admitted once in {@value #HASH_FLOODING_ODDS} anyway (Caffeine's defence against an
+ * attacker who keeps a victim's estimate high by colliding keys).
+ *
+ * <h2>Sizing</h2>
+ * A byte capacity does not say how many entries the cache holds: the sketch starts sized for
+ * capacity / {@value #FIRST_GUESS_CHARGE} entries and is rebuilt (empty) for
+ * capacity / average charge whenever the charges inserted so far say the cache holds more than
+ * twice the entries it was sized for.
+ */
+public final class TinyLfu implements Admission {
+    /** Buffers; a power of two, a few per core of a large machine. */
+    static final int STRIPES = 32;
+    /** Records per buffer; a power of two. */
+    static final int RECORDS = 16;
+    /** Longs per stripe: count, dropped, records, padded to 256 bytes (two lines and a guard). */
+    private static final int STRIDE = 32;
+    private static final int COUNT = 0;
+    private static final int DROPPED = 1;
+    private static final int FIRST_RECORD = 2;
+    /** The first guess at the average charge, until inserts tell: a small database block. */
+    static final long FIRST_GUESS_CHARGE = 4096;
+    static final int HASH_FLOODING_FLOOR = 6;
+    static final int HASH_FLOODING_ODDS = 128;
+
+    private static final VarHandle DRAINING;
+
+    static {
+        try {
+            DRAINING = MethodHandles.lookup().findVarHandle(TinyLfu.class, "draining", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final long capacity;
+    /** The stripes, {@link #STRIDE} longs each, plus one stride of padding in front. */
+    private final long[] buffers = new long[(STRIPES + 1) * STRIDE];
+    /** 1 while a thread drains into (or rebuilds) the sketch. */
+    @SuppressWarnings("unused") // through DRAINING
+    private volatile int draining;
+    /** Replaced only under the drain lock; read racily by estimates. */
+    private volatile FrequencySketch sketch;
+    private long sketchEntries;
+    // Racy sums of what was inserted, for sizing: an estimate, so lost updates do no harm.
+    private long insertedCount;
+    private long insertedCharge;
+    /** State of the hash-flooding coin; racy on purpose (any bits will do). */
+    private long coin = 0x2545_F491_4F6C_DD1DL;
+
+    /** A policy for a cache of {@code capacity} bytes (or entries, with charge 1 each). */
+    public TinyLfu(long capacity) {
+        this.capacity = Math.max(1, capacity);
+        this.sketchEntries = Math.max(1, this.capacity / FIRST_GUESS_CHARGE);
+        this.sketch = new FrequencySketch(sketchEntries);
+    }
+
+    // ---------------------------------------------------------------- recording
+
+    private static int stripeBase() {
+        int id = (int) Thread.currentThread().threadId();
+        int stripe = (id ^ (id >>> 5)) & (STRIPES - 1);
+        return (stripe + 1) * STRIDE;
+    }
+
+    @Override
+    public void recordAccess(long keyHash) {
+        int base = stripeBase();
+        long[] b = buffers;
+        int n = (int) b[base + COUNT];
+        b[base + FIRST_RECORD + (n & (RECORDS - 1))] = keyHash;
+        b[base + COUNT] = ++n;
+        if (n >= RECORDS) {
+            drainOrDrop(base);
+        }
+    }
+
+    /** Drains a full buffer into the sketch, or, if another thread holds the sketch, drops it. */
+    private void drainOrDrop(int base) {
+        if (tryLock()) {
+            try {
+                drain(base);
+            } finally {
+                unlock();
+            }
+        } else {
+            long[] b = buffers;
+            b[base + DROPPED] += Math.min(RECORDS, b[base + COUNT]);
+            b[base + COUNT] = 0;
+        }
+    }
+
+    /** Under the lock: counts the buffer's records in the sketch and empties it. */
+    private void drain(int base) {
+        long[] b = buffers;
+        int n = (int) Math.min(RECORDS, b[base + COUNT]);
+        FrequencySketch s = sketch;
+        for (int i = 0; i < n; i++) {
+            s.increment(b[base + FIRST_RECORD + i]);
+        }
+        b[base + COUNT] = 0;
+    }
+
+    private boolean tryLock() {
+        return (int) DRAINING.compareAndExchange(this, 0, 1) == 0;
+    }
+
+    private void unlock() {
+        DRAINING.setRelease(this, 0);
+    }
+
+    /** Records dropped because another thread held the sketch (read racily: a hint). */
+    public long droppedRecords() {
+        long sum = 0;
+        for (int s = 1; s <= STRIPES; s++) {
+            sum += buffers[s * STRIDE + DROPPED];
+        }
+        return sum;
+    }
+
+    // ---------------------------------------------------------------- admitting
+
+    @Override
+    public boolean admit(long candidateHash, long victimHash) {
+        int base = stripeBase();
+        if (buffers[base + COUNT] != 0 && tryLock()) {
+            try {
+                drain(base);
+            } finally {
+                unlock();
+            }
+        }
+        FrequencySketch s = sketch;
+        int candidate = s.frequency(candidateHash);
+        int victim = s.frequency(victimHash);
+        if (candidate > victim) {
+            return true;
+        }
+        return candidate >= HASH_FLOODING_FLOOR && flipCoin();
+    }
+
+    /** True once in {@link #HASH_FLOODING_ODDS}, from a xorshift of racy state. */
+    private boolean flipCoin() {
+        long x = coin;
+        x ^= x << 13;
+        x ^= x >>> 7;
+        x ^= x << 17;
+        coin = x;
+        return (x & (HASH_FLOODING_ODDS - 1)) == 0;
+    }
+
+    // ---------------------------------------------------------------- sizing
+
+    @Override
+    public void recordInsert(long charge) {
+        long count = ++insertedCount;
+        long sum = insertedCharge += Math.max(1, charge);
+        long entries = capacity / Math.max(1, sum / count);
+        if (entries > 2 * sketchEntries && tryLock()) {
+            try {
+                resize(entries);
+            } finally {
+                unlock();
+            }
+        }
+    }
+
+    /** Under the lock: a new, empty sketch for {@code entries}, unless one that large exists. */
+    private void resize(long entries) {
+        if (entries > 2 * sketchEntries) {
+            sketchEntries = entries;
+            sketch = new FrequencySketch(entries);
+        }
+    }
+
+    /** Heap bytes of the sketch and the buffers. */
+    public long bytes() {
+        return sketch.bytes() + 8L * buffers.length;
+    }
+
+    /** The entry count the sketch is sized for now. */
+    public long sketchEntries() {
+        return sketchEntries;
+    }
+
+    /** The sketch's estimate for a key, for tests and diagnostics; drains nothing. */
+    int frequency(long keyHash) {
+        return sketch.frequency(keyHash);
+    }
+}

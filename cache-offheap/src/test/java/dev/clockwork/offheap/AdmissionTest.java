@@ -1,0 +1,147 @@
+package dev.clockwork.offheap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.clockwork.cache.Cache;
+import dev.clockwork.cache.Priority;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * TinyLFU admission on every cache type: one-off keys do not flush a hot working set, a refused
+ * insert says so, is counted apart from memory-limit rejects, makes no handle and frees its
+ * value, and an accepted insert is found by the next lookup.
+ */
+class AdmissionTest {
+    private static final int ENTRIES = 1000;
+    private static final int HOT = ENTRIES * 6 / 10;
+    private static final byte[] VALUE = new byte[8];
+
+    enum Kind {
+        FIXED(policy -> FixedHyperClockCache.builder().capacity(ENTRIES).estimatedEntryCharge(1)
+                .numShardBits(0).chargeMetadata(false).admission(policy).build()),
+        AUTO(policy -> AutoHyperClockCache.builder().capacity(ENTRIES).minAvgEntryCharge(1)
+                .numShardBits(0).chargeMetadata(false).admission(policy).build()),
+        // Without pools: hits promote to the high pool, which alone protects them from a flood.
+        LRU(policy -> LruCache.builder().capacity(ENTRIES).numShardBits(0).chargeMetadata(false)
+                .highPriPoolRatio(0).admission(policy).build());
+
+        final java.util.function.Function<AdmissionPolicy, Cache> maker;
+
+        Kind(java.util.function.Function<AdmissionPolicy, Cache> maker) {
+            this.maker = maker;
+        }
+    }
+
+    /** A user's access: look up, insert on a miss. Returns whether it hit. */
+    private static boolean access(Cache cache, long key) {
+        long h = cache.lookup(key, 0);
+        if (h != Cache.MISS) {
+            cache.release(h);
+            return true;
+        }
+        cache.insert(key, 0, VALUE, 0, VALUE.length, 1, Priority.LOW);
+        return false;
+    }
+
+    /**
+     * The pollution pattern: after a warm-up, accesses to the hot set strictly alternate with
+     * never-repeated keys. Returns the hot accesses' hit ratio over the second half of the run.
+     * With {@value #HOT} hot keys and one one-off key per hot access, a hot key comes back after
+     * {@code 2 * HOT} accesses to {@code 2 * HOT > ENTRIES} distinct keys: recency alone keeps
+     * none of them.
+     */
+    private static double hotHitRatioUnderPollution(Cache cache) {
+        for (int round = 0; round < 4; round++) {
+            for (long k = 0; k < HOT; k++) {
+                access(cache, k);
+            }
+        }
+        int rounds = 20 * HOT;
+        int hits = 0;
+        for (int i = 0; i < rounds; i++) {
+            access(cache, 1_000_000L + i);
+            boolean hit = access(cache, i % HOT);
+            if (i >= rounds / 2 && hit) {
+                hits++;
+            }
+        }
+        return hits / (rounds / 2.0);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void oneOffKeysDoNotFlushTheHotSet(Kind kind) {
+        double with;
+        long rejects;
+        try (Cache cache = kind.maker.apply(AdmissionPolicy.TINY_LFU)) {
+            with = hotHitRatioUnderPollution(cache);
+            rejects = cache.stats().admissionRejects();
+            assertEquals(0, cache.stats().memoryLimitRejects());
+        }
+        double without;
+        try (Cache cache = kind.maker.apply(AdmissionPolicy.NONE)) {
+            without = hotHitRatioUnderPollution(cache);
+            assertEquals(0, cache.stats().admissionRejects());
+        }
+        assertTrue(with >= 0.9, kind + ": hot hit ratio " + with + " with admission");
+        assertTrue(with - without >= 0.3, kind + ": " + with + " with admission, " + without
+                + " without");
+        assertTrue(rejects >= 10L * HOT, kind + ": " + rejects + " rejects counted");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void aRejectedInsertSaysSoMakesNoHandleAndFreesItsValue(Kind kind) {
+        long before = NativeMemory.outstandingBytes();
+        try (Cache cache = kind.maker.apply(AdmissionPolicy.TINY_LFU)) {
+            for (int round = 0; round < 4; round++) {
+                for (long k = 0; k < ENTRIES; k++) {
+                    access(cache, k);
+                }
+            }
+            long inUse = NativeMemory.outstandingBytes();
+            long rejectsBefore = cache.stats().admissionRejects();
+            assertFalse(cache.insert(5_000_000, 0, VALUE, 0, VALUE.length, 1, Priority.LOW),
+                    "a never-seen key does not displace a frequent one");
+            assertEquals(Cache.MISS,
+                    cache.insertPinned(5_000_001, 0, VALUE, 0, VALUE.length, 1, Priority.LOW));
+            assertEquals(rejectsBefore + 2, cache.stats().admissionRejects());
+            assertEquals(inUse, NativeMemory.outstandingBytes(), "the refused values were freed");
+            assertEquals(Cache.MISS, cache.lookup(5_000_000, 0));
+        }
+        assertEquals(before, NativeMemory.outstandingBytes());
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void anAcceptedInsertIsFoundByTheNextLookup(Kind kind) {
+        try (Cache cache = kind.maker.apply(AdmissionPolicy.TINY_LFU)) {
+            for (long k = 0; k < 5L * ENTRIES; k++) {
+                long key = k % (2L * ENTRIES);
+                boolean accepted = cache.insert(key, 0, VALUE, 0, VALUE.length, 1, Priority.LOW);
+                long h = cache.lookup(key, 0);
+                if (accepted) {
+                    assertNotEquals(Cache.MISS, h, kind + ": key " + key + " accepted, not found");
+                }
+                if (h != Cache.MISS) {
+                    cache.release(h);
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void withoutEvictionEveryInsertIsAdmitted(Kind kind) {
+        try (Cache cache = kind.maker.apply(AdmissionPolicy.TINY_LFU)) {
+            for (long k = 0; k < ENTRIES / 2; k++) {
+                assertTrue(cache.insert(k, 0, VALUE, 0, VALUE.length, 1, Priority.LOW));
+            }
+            assertEquals(0, cache.stats().admissionRejects());
+        }
+    }
+}
