@@ -184,8 +184,8 @@ public abstract class ShardedCache implements Cache {
         checkOpen();
         long h0 = KeyHash.hash0(key0, key1, hashSeed);
         long h1 = KeyHash.hash1FromHash0(h0, key1);
-        admission.recordAccess(h0);
         long handle = lookupHashed(h0, h1);
+        admission.recordAccess(h0, handle != MISS);
         if (stats.recordLookups) {
             (handle == MISS ? stats.misses : stats.hits).increment();
         }

@@ -23,14 +23,15 @@ import dev.clockwork.cache.CacheStats;
  *
  * <p>Implementations are called concurrently from every thread and must not block or allocate on
  * their steady-state path; {@link #recordAccess} runs on every lookup, so it must not write to
- * memory other threads write (buffer, stripe, or drop).
+ * memory other threads write (buffer, stripe, or drop). The hit flag lets a policy tune itself
+ * to the hit ratio it achieves.
  */
 public interface Admission {
 
     /** Admits everything and records nothing; the default. */
     Admission ALWAYS = new Admission() {
         @Override
-        public void recordAccess(long keyHash) {
+        public void recordAccess(long keyHash, boolean hit) {
         }
 
         @Override
@@ -39,8 +40,8 @@ public interface Admission {
         }
     };
 
-    /** Tells the policy that a key was looked up, hit or miss. */
-    void recordAccess(long keyHash);
+    /** Tells the policy that a key was looked up, and whether the lookup hit. */
+    void recordAccess(long keyHash, boolean hit);
 
     /** Whether the candidate should displace the victim eviction has chosen. */
     boolean admit(long candidateHash, long victimHash);

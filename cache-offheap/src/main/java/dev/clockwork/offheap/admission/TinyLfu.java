@@ -17,10 +17,17 @@ import java.lang.invoke.VarHandle;
  * stripe may overwrite each other's records: lost increments, which a sketch tolerates; a record
  * is a {@code long}, so never torn.
  *
- * <h2>Admitting</h2>
+ * <h2>Admitting, and how much recency weighs</h2>
  * {@link #admit} first drains the caller's own buffer if it can (so a single thread's decisions see
  * all its accesses, and a single-threaded replay is deterministic), then compares estimates:
- * admit if the candidate's is higher. A candidate of estimate at least {@value #HASH_FLOODING_FLOOR}
+ * admit if the candidate's, plus a {@link #bias}, is higher than the victim's. The bias is how much
+ * the policy favours the new (recency) over the frequent: 0 is plain TinyLFU, {@value #MAX_BIAS}
+ * admits everything (the cache's own eviction order alone). It is tuned by hill climbing on the
+ * hit ratio, as Vitess's theine tunes its "LRU factor": after every period of
+ * {@link FrequencySketch#SAMPLE_PER_ENTRY} accesses per entry, if the hit ratio fell, the climb
+ * turns round; the step shrinks each period so that a steady workload settles, and starts over
+ * when the hit ratio moves by {@value #RESTART} or more. Recency-heavy workloads climb to a high
+ * bias, frequency-heavy ones stay low, with one default configuration for all. A candidate of estimate at least {@value #HASH_FLOODING_FLOOR}
  * that loses is admitted once in {@value #HASH_FLOODING_ODDS} anyway (Caffeine's defence against an
  * attacker who keeps a victim's estimate high by colliding keys).
  *
@@ -43,6 +50,12 @@ public final class TinyLfu implements Admission {
     /** The first guess at the average charge, until inserts tell: a small database block. */
     static final long FIRST_GUESS_CHARGE = 4096;
     static final int HASH_FLOODING_FLOOR = 6;
+    /** A bias that admits every candidate: estimates are at most 16. */
+    static final int MAX_BIAS = 17;
+    /** The climb's first step; it halves at each turn, down to 1. */
+    static final int FIRST_STEP = 4;
+    /** A record's low bit says whether the lookup hit; keys are compared without it. */
+    private static final long HIT_BIT = 1;
     static final int HASH_FLOODING_ODDS = 128;
 
     private static final VarHandle DRAINING;
@@ -69,6 +82,16 @@ public final class TinyLfu implements Admission {
     private long insertedCharge;
     /** State of the hash-flooding coin; racy on purpose (any bits will do). */
     private long coin = 0x2545_F491_4F6C_DD1DL;
+    /** Added to the candidate's estimate; changed only under the drain lock. */
+    private volatile int bias;
+    // The climb, under the drain lock.
+    private long periodAccesses;
+    private long periodHits;
+    private double lastHitRatio = -1;
+    /** The climb's current step, in bias units; signed: the direction it goes. */
+    private double step = FIRST_STEP;
+    /** The bias as the climb holds it; {@link #bias} is it rounded. */
+    private double climbedBias;
 
     /** A policy for a cache of {@code capacity} bytes (or entries, with charge 1 each). */
     public TinyLfu(long capacity) {
@@ -86,11 +109,11 @@ public final class TinyLfu implements Admission {
     }
 
     @Override
-    public void recordAccess(long keyHash) {
+    public void recordAccess(long keyHash, boolean hit) {
         int base = stripeBase();
         long[] b = buffers;
         int n = (int) b[base + COUNT];
-        b[base + FIRST_RECORD + (n & (RECORDS - 1))] = keyHash;
+        b[base + FIRST_RECORD + (n & (RECORDS - 1))] = (keyHash & ~HIT_BIT) | (hit ? HIT_BIT : 0);
         b[base + COUNT] = ++n;
         if (n >= RECORDS) {
             drainOrDrop(base);
@@ -117,10 +140,57 @@ public final class TinyLfu implements Admission {
         long[] b = buffers;
         int n = (int) Math.min(RECORDS, b[base + COUNT]);
         FrequencySketch s = sketch;
+        long hits = 0;
         for (int i = 0; i < n; i++) {
-            s.increment(b[base + FIRST_RECORD + i]);
+            long record = b[base + FIRST_RECORD + i];
+            s.increment(record & ~HIT_BIT);
+            hits += record & HIT_BIT;
         }
         b[base + COUNT] = 0;
+        periodAccesses += n;
+        periodHits += hits;
+        if (periodAccesses >= SAMPLE_PER_PERIOD * sketchEntries) {
+            climb();
+        }
+    }
+
+    /** Accesses per entry in one period of the climb. */
+    private static final int SAMPLE_PER_PERIOD = 2;
+    /** A hit-ratio fall smaller than this is noise: the climb goes on. */
+    private static final double NOISE = 0.005;
+
+    /**
+     * Under the lock, at the end of a period: moves the bias one step on, the same way if the hit
+     * ratio did not fall, else the other way with half the step.
+     */
+    private void climb() {
+        double ratio = (double) periodHits / periodAccesses;
+        if (lastHitRatio >= 0) {
+            double change = ratio - lastHitRatio;
+            if (Math.abs(change) >= RESTART) {
+                step = Math.copySign(FIRST_STEP, step); // the workload changed: climb afresh
+            } else {
+                step *= STEP_DECAY; // settle where the hit ratio is best
+            }
+            if (change < -NOISE) {
+                step = -step;
+            }
+        }
+        climbedBias = Math.max(0, Math.min(MAX_BIAS, climbedBias + step));
+        bias = (int) Math.round(climbedBias);
+        lastHitRatio = ratio;
+        periodAccesses = 0;
+        periodHits = 0;
+    }
+
+    /** The step shrinks by this factor each period, as Caffeine's climber's does. */
+    private static final double STEP_DECAY = 0.9;
+    /** A hit-ratio change this large restarts the climb with its first step. */
+    private static final double RESTART = 0.05;
+
+    /** How much the candidate's estimate is raised before it is compared, 0..{@value #MAX_BIAS}. */
+    public int bias() {
+        return bias;
     }
 
     private boolean tryLock() {
@@ -153,9 +223,9 @@ public final class TinyLfu implements Admission {
             }
         }
         FrequencySketch s = sketch;
-        int candidate = s.frequency(candidateHash);
-        int victim = s.frequency(victimHash);
-        if (candidate > victim) {
+        int candidate = s.frequency(candidateHash & ~HIT_BIT);
+        int victim = s.frequency(victimHash & ~HIT_BIT);
+        if (candidate + bias > victim) {
             return true;
         }
         return candidate >= HASH_FLOODING_FLOOR && flipCoin();
@@ -207,6 +277,6 @@ public final class TinyLfu implements Admission {
 
     /** The sketch's estimate for a key, for tests and diagnostics; drains nothing. */
     int frequency(long keyHash) {
-        return sketch.frequency(keyHash);
+        return sketch.frequency(keyHash & ~HIT_BIT);
     }
 }
