@@ -7,6 +7,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.clockwork.cache.Cache;
+import dev.clockwork.offheap.AdmissionPolicy;
 import dev.clockwork.offheap.AutoHyperClockCache;
 import dev.clockwork.offheap.CacheOptions;
 import dev.clockwork.offheap.FixedHyperClockCache;
@@ -52,11 +53,29 @@ public final class CacheFactory {
      *     {@link #hashSeedFor}), which makes a run's table layout reproducible from its seed
      * @param highPriPoolRatio LRU only; cache_bench always uses 0.5
      * @param lowPriPoolRatio LRU only; cache_bench always uses 0 (RocksDB's default)
+     * @param admission {@code -admission}: one of {@link #ADMISSIONS}
      */
     public record Settings(String cacheType, long capacity, long valueBytes,
                            long valueBytesEstimate, int numShardBits,
                            boolean strictCapacityLimit, int evictionEffortCap, long hashSeed,
-                           double highPriPoolRatio, double lowPriPoolRatio) {
+                           double highPriPoolRatio, double lowPriPoolRatio, String admission) {
+    }
+
+    /** {@code -admission} values: no admission policy, or TinyLFU. */
+    public static final List<String> ADMISSIONS = List.of("none", "tinylfu");
+
+    /** Why {@code -admission} cannot be {@code value}, or null if it can. */
+    public static String checkAdmission(String value) {
+        return ADMISSIONS.contains(value) ? null
+                : "-admission must be one of " + String.join(", ", ADMISSIONS) + ", was " + value;
+    }
+
+    private static AdmissionPolicy admissionPolicy(String value) {
+        String problem = checkAdmission(value);
+        if (problem != null) {
+            throw new IllegalArgumentException(problem);
+        }
+        return value.equals("tinylfu") ? AdmissionPolicy.TINY_LFU : AdmissionPolicy.NONE;
     }
 
     /** cache_bench's {@code hash_seed = seed & INT32_MAX} for a run with the given seed. */
@@ -88,7 +107,7 @@ public final class CacheFactory {
      *     {@link #checkType}) or the builder rejects a setting (see {@link #check})
      */
     public static Cache create(Settings s) {
-        return builder(s).build();
+        return builder(s).admission(admissionPolicy(s.admission())).build();
     }
 
     /**

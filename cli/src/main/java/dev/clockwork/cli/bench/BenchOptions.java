@@ -238,6 +238,12 @@ public final class BenchOptions {
                     + " no pool: they enter the bottom pool). Default: ${DEFAULT-VALUE}.")
     double lowPriPoolRatio;
 
+    @Option(names = "-admission", paramLabel = "<string>", order = 34, defaultValue = "none",
+            description = "Clockwork: admission policy in front of eviction, none or tinylfu"
+                    + " (TinyLFU with an adaptive recency bias; see docs/design.md, \"Admission\")."
+                    + " Default: ${DEFAULT-VALUE}.")
+    String admission;
+
     @Option(names = {"-compare", "--compare"}, paramLabel = "<types>", order = 34, split = ",",
             description = "Clockwork: run the same workload (all other flags, the same seed) on"
                     + " each of these cache types in turn, e.g. lru_cache,"
@@ -358,6 +364,10 @@ public final class BenchOptions {
         String typeProblem = CacheFactory.checkType(cacheType);
         if (typeProblem != null) {
             return "-cache_type: " + typeProblem;
+        }
+        String admissionProblem = CacheFactory.checkAdmission(admission);
+        if (admissionProblem != null) {
+            return admissionProblem;
         }
         if (!(progressInterval >= 0 && progressInterval <= MAX_PROGRESS_INTERVAL_SECONDS)) {
             return "-progress_interval must be in [0, " + (long) MAX_PROGRESS_INTERVAL_SECONDS
@@ -536,6 +546,6 @@ public final class BenchOptions {
     CacheFactory.Settings cacheSettings(long seed) {
         return new CacheFactory.Settings(cacheType, cacheSize, valueBytes, valueBytesEstimate,
                 numShardBits, false, evictionEffortCap, CacheFactory.hashSeedFor(seed),
-                highPriPoolRatio, lowPriPoolRatio);
+                highPriPoolRatio, lowPriPoolRatio, admission);
     }
 }

@@ -417,7 +417,7 @@ public final class SoakOptions {
         long estimate = Math.max(1, Math.round(SoakValues.meanSize(minValueBytes, maxValueBytes)));
         return new CacheFactory.Settings(cacheType, initialCapacity(), estimate, 0, numShardBits,
                 false, evictionEffortCap, CacheFactory.hashSeedFor(seed), highPriPoolRatio,
-                lowPriPoolRatio);
+                lowPriPoolRatio, "none");
     }
 
     /** Formats nanoseconds as a duration the way the flags accept it ("1.5s", "10m", "250ms"). */

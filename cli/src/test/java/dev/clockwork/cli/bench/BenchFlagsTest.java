@@ -56,6 +56,20 @@ class BenchFlagsTest {
     }
 
     @Test
+    void admissionIsNoneByDefaultTinyLfuOnRequestAndNothingElse() {
+        assertEquals("none", parse().admission);
+        BenchOptions tiny = parse("-admission=tinylfu", "-cache_size=1048576");
+        assertEquals("tinylfu", tiny.admission);
+        try (var cache = dev.clockwork.cli.CacheFactory.create(tiny.cacheSettings(1))) {
+            assertEquals(0, cache.stats().admissionRejects());
+        }
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                () -> parse("-admission=lfu"));
+        assertTrue(bad.getMessage().contains("-admission") && bad.getMessage().contains("lfu"),
+                bad.getMessage());
+    }
+
+    @Test
     void defaultsAreCacheBenchDefaults() {
         BenchOptions o = parse();
         assertEquals("hyper_clock_cache", o.cacheType); // as cache_bench
