@@ -48,7 +48,7 @@ public final class SimulateOptions {
     @Option(names = "-pollution", paramLabel = "<dist>", order = 6,
             description = "Run the pollution scenario instead of a trace: a good stream (uniform"
                     + " or zipf, exponent 0.9) alternating with never-repeated keys; reports the"
-                    + " good stream's hit ratio after the first 10% of accesses.")
+                    + " good stream's hit ratio after the first 10%% of accesses.")
     String pollution;
 
     @Option(names = "-capacity", paramLabel = "<uint64>", order = 7,
