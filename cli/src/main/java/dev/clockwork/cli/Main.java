@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 import dev.clockwork.cli.bench.BenchCommand;
+import dev.clockwork.cli.simulate.SimulateCommand;
 import dev.clockwork.cli.soak.SoakCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -20,7 +21,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Command-line tools for Clockwork off-heap caches.",
-        subcommands = {BenchCommand.class, SoakCommand.class})
+        subcommands = {BenchCommand.class, SoakCommand.class, SimulateCommand.class})
 public final class Main implements Callable<Integer> {
 
     @Spec

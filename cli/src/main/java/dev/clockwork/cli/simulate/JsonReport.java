@@ -1,0 +1,45 @@
+package dev.clockwork.cli.simulate;
+
+import java.io.PrintWriter;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.clockwork.cli.common.Json;
+
+/**
+ * {@code -json}: one JSON object per result as it comes, with the counts behind the ratio:
+ * {@code {"trace","capacity","unit","policy","accesses","hits","hit_ratio"}}; unit is
+ * {@code entries} or {@code bytes}, the ratio rounded to six decimals.
+ */
+public final class JsonReport implements SimReport {
+    private final PrintWriter out;
+
+    public JsonReport(PrintWriter out) {
+        this.out = out;
+    }
+
+    @Override
+    public void traceStarted(Trace trace) {
+    }
+
+    @Override
+    public void row(SimResult r) {
+        out.println(Json.line(toJson(r)));
+        out.flush();
+    }
+
+    @Override
+    public void traceDone() {
+    }
+
+    /** The JSON object of a result. */
+    public static ObjectNode toJson(SimResult r) {
+        ObjectNode o = Json.object();
+        o.put("trace", r.trace());
+        o.put("capacity", r.capacity());
+        o.put("unit", r.bytes() ? "bytes" : "entries");
+        o.put("policy", r.policy());
+        o.put("accesses", r.accesses());
+        o.put("hits", r.hits());
+        return Json.putRounded(o, "hit_ratio", r.hitRatio());
+    }
+}

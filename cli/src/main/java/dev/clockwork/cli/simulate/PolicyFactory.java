@@ -1,0 +1,14 @@
+package dev.clockwork.cli.simulate;
+
+/** Makes a fresh policy for one replay of a trace at one capacity. */
+@FunctionalInterface
+public interface PolicyFactory {
+
+    /**
+     * @param trace the trace that will be replayed (OPT reads its future; others may size
+     *     themselves from it); accesses arrive in the trace's order
+     * @param capacity in entries, or in bytes when {@code bytes}; at least 1
+     * @param bytes whether capacity and access sizes are in bytes
+     */
+    SimPolicy create(Trace trace, long capacity, boolean bytes);
+}

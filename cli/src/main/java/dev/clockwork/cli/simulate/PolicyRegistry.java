@@ -1,0 +1,84 @@
+package dev.clockwork.cli.simulate;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The policies {@code simulate} knows, by the name reports print, in the order they are run and
+ * printed. To add a variant (say a cache built with an admission filter), {@link #register} a
+ * factory under a new name in {@link #standard()}; {@code -policies} then accepts it.
+ */
+public final class PolicyRegistry {
+    private final Map<String, PolicyFactory> factories = new LinkedHashMap<>();
+
+    /** The reference policies, Caffeine, and each Clockwork cache type in its default setup. */
+    public static PolicyRegistry standard() {
+        PolicyRegistry r = new PolicyRegistry();
+        r.register("lru", (trace, capacity, bytes) -> new LruPolicy(capacity));
+        r.register("opt", (trace, capacity, bytes) -> new OptPolicy(trace, capacity));
+        r.register("caffeine", (trace, capacity, bytes) -> new CaffeinePolicy(capacity, bytes));
+        r.register(ClockworkPolicy.LRU_CACHE, ClockworkPolicy::lruCache);
+        r.register(ClockworkPolicy.FIXED_HYPER_CLOCK, ClockworkPolicy::fixedHyperClock);
+        r.register(ClockworkPolicy.AUTO_HYPER_CLOCK, ClockworkPolicy::autoHyperClock);
+        return r;
+    }
+
+    /**
+     * Adds a policy under {@code name} (letters, digits, {@code _ + - .}; no comma, since
+     * {@code -policies} is comma-separated).
+     *
+     * @throws IllegalArgumentException if the name is malformed or taken
+     */
+    public PolicyRegistry register(String name, PolicyFactory factory) {
+        if (!name.matches("[A-Za-z0-9_+.\\-]+")) {
+            throw new IllegalArgumentException("policy name '" + name + "' must be letters,"
+                    + " digits, _ + - .");
+        }
+        if (factories.putIfAbsent(name, factory) != null) {
+            throw new IllegalArgumentException("policy " + name + " is already registered");
+        }
+        return this;
+    }
+
+    /** Every name, in registration order. */
+    public List<String> names() {
+        return List.copyOf(factories.keySet());
+    }
+
+    /** The factory registered under {@code name}. */
+    public PolicyFactory factory(String name) {
+        PolicyFactory f = factories.get(name);
+        if (f == null) {
+            throw new IllegalArgumentException("unknown policy '" + name + "'");
+        }
+        return f;
+    }
+
+    /**
+     * Null if {@code selection} names registered policies, each once; else what is wrong, for
+     * {@code -policies}.
+     */
+    public String check(List<String> selection) {
+        if (selection.isEmpty()) {
+            return "-policies names no policy (known: " + String.join(",", names()) + ")";
+        }
+        Set<String> seen = new HashSet<>();
+        List<String> unknown = new ArrayList<>();
+        for (String name : selection) {
+            if (!factories.containsKey(name)) {
+                unknown.add("'" + name + "'");
+            } else if (!seen.add(name)) {
+                return "-policies names " + name + " twice";
+            }
+        }
+        if (!unknown.isEmpty()) {
+            return "-policies: unknown policy " + String.join(", ", unknown) + " (known: "
+                    + String.join(",", names()) + ")";
+        }
+        return null;
+    }
+}

@@ -1,0 +1,19 @@
+package dev.clockwork.cli.simulate;
+
+/**
+ * A cache policy as the simulator drives it: one access at a time, single-threaded. An access
+ * looks the key up and, on a miss, inserts it (a policy may decline to keep it).
+ *
+ * <p>Sizes are in the capacity's unit: 1 for capacities in entries, the access's size in bytes
+ * for byte capacities. A policy never keeps an entry larger than its whole capacity.
+ */
+public interface SimPolicy extends AutoCloseable {
+
+    /** Accesses {@code key} of {@code size} units; returns whether it was a hit. */
+    boolean access(long key, long size);
+
+    /** Frees what the policy holds outside the heap; the policy is not used afterwards. */
+    @Override
+    default void close() {
+    }
+}

@@ -1,0 +1,186 @@
+package dev.clockwork.cli.simulate;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import dev.clockwork.cli.GFlags;
+import picocli.CommandLine.Option;
+
+/**
+ * The flags of {@code clockwork simulate}. Two modes: {@code -trace} (one or more files, at
+ * {@code -capacities}) or {@code -pollution} (the built-in scenario, at {@code -capacity}).
+ * {@link #validate} refuses what does not go together, naming the flag.
+ */
+public final class SimulateOptions {
+    /** Largest capacity in entries: the fixed table is allocated up front, 64 bytes a slot. */
+    public static final long MAX_ENTRIES = 1L << 24;
+    /** Most accesses of the pollution scenario (8 bytes each in memory, and OPT's 13 more). */
+    public static final long MAX_POLLUTION_ACCESSES = 1L << 28;
+
+    @Option(names = "-trace", paramLabel = "<file>", order = 1,
+            description = "A trace to replay (plain, .gz or .xz); repeat the flag for more.")
+    List<Path> traces;
+
+    @Option(names = "-format", paramLabel = "<name>", order = 2, defaultValue = "auto",
+            description = "Trace format: lirs (a decimal key per line), cache2k (big-endian"
+                    + " 32-bit keys), csv (key,size per line) or auto (told from the contents)."
+                    + " Default: ${DEFAULT-VALUE}.")
+    String format;
+
+    @Option(names = "-capacities", paramLabel = "<list>", order = 3, split = ",",
+            converter = GFlags.UInt64.class,
+            description = "Capacities to simulate with -trace, comma-separated, in entries (or"
+                    + " bytes with -bytes), e.g. 500,1000,2000.")
+    List<Long> capacities;
+
+    @Option(names = "-bytes", paramLabel = "<bool>", order = 4, arity = "0..1",
+            defaultValue = "false", fallbackValue = "true", converter = GFlags.Bool.class,
+            description = "Capacities are in bytes and each access weighs its size (needs a"
+                    + " trace with sizes: csv). Default: ${DEFAULT-VALUE}.")
+    boolean bytes;
+
+    @Option(names = "-policies", paramLabel = "<list>", order = 5, split = ",",
+            description = "Policies to run, comma-separated, from: lru, opt, caffeine, lru_cache,"
+                    + " fixed_hyper_clock_cache, auto_hyper_clock_cache. Default: all.")
+    List<String> policies;
+
+    @Option(names = "-pollution", paramLabel = "<dist>", order = 6,
+            description = "Run the pollution scenario instead of a trace: a good stream (uniform"
+                    + " or zipf, exponent 0.9) alternating with never-repeated keys; reports the"
+                    + " good stream's hit ratio after the first 10%% of accesses.")
+    String pollution;
+
+    @Option(names = "-capacity", paramLabel = "<uint64>", order = 7,
+            converter = GFlags.UInt64.class,
+            description = "-pollution: the capacity in entries.")
+    Long capacity;
+
+    @Option(names = "-accesses", paramLabel = "<uint64>", order = 8, defaultValue = "1000000",
+            converter = GFlags.UInt64.class,
+            description = "-pollution: accesses in all, good and polluting. Default:"
+                    + " ${DEFAULT-VALUE}.")
+    long accesses;
+
+    @Option(names = "-good_keys", paramLabel = "<uint64>", order = 9, defaultValue = "0",
+            converter = GFlags.UInt64.class,
+            description = "-pollution: the good stream's key space; 0 = 4 x -capacity. Default:"
+                    + " ${DEFAULT-VALUE}.")
+    long goodKeys;
+
+    @Option(names = "-seed", paramLabel = "<uint64>", order = 10, defaultValue = "1",
+            converter = GFlags.UInt64.class,
+            description = "-pollution: seed of the good stream; the same seed, the same trace."
+                    + " Default: ${DEFAULT-VALUE}.")
+    long seed;
+
+    @Option(names = "-csv", paramLabel = "<bool>", order = 11, arity = "0..1",
+            defaultValue = "false", fallbackValue = "true", converter = GFlags.Bool.class,
+            description = "Print CSV: trace,capacity,policy,hit_ratio. Default: ${DEFAULT-VALUE}.")
+    boolean csv;
+
+    @Option(names = "-json", paramLabel = "<bool>", order = 12, arity = "0..1",
+            defaultValue = "false", fallbackValue = "true", converter = GFlags.Bool.class,
+            description = "Print one JSON object per result. Default: ${DEFAULT-VALUE}.")
+    boolean json;
+
+    @Option(names = "-progress_interval", paramLabel = "<double>", order = 13,
+            defaultValue = "10", converter = GFlags.Double.class,
+            description = "Seconds between progress lines on stderr during a long replay; 0 ="
+                    + " none. Default: ${DEFAULT-VALUE}.")
+    double progressInterval;
+
+    /** The policies to run: -policies, or every registered one. */
+    List<String> policyNames(PolicyRegistry registry) {
+        return policies == null ? registry.names() : policies;
+    }
+
+    /** -format as a format, null for auto (after {@link #validate}). */
+    TraceFormat traceFormat() {
+        return TraceFormat.byName(format);
+    }
+
+    /** The good key space of the pollution scenario (after {@link #validate}). */
+    int goodKeySpace() {
+        return (int) (goodKeys != 0 ? goodKeys : PollutionTrace.DEFAULT_KEYS_PER_ENTRY * capacity);
+    }
+
+    /**
+     * Checks the flags together.
+     *
+     * @return null when they are usable, else a message that names the offending flag
+     */
+    String validate(PolicyRegistry registry) {
+        if (csv && json) {
+            return "-csv and -json cannot be combined: pick one output";
+        }
+        if (!(progressInterval >= 0) || Double.isInfinite(progressInterval)) {
+            return "-progress_interval must be a finite number >= 0, was " + progressInterval;
+        }
+        if (policies != null) {
+            String problem = registry.check(policies);
+            if (problem != null) {
+                return problem;
+            }
+        }
+        boolean traceMode = traces != null && !traces.isEmpty();
+        if (traceMode == (pollution != null)) {
+            return traceMode ? "-trace and -pollution cannot be combined: run them separately"
+                    : "give -trace <file> (one or more) or -pollution uniform|zipf";
+        }
+        return traceMode ? validateTraces() : validatePollution();
+    }
+
+    private String validateTraces() {
+        if (TraceFormat.byName(format) == null && !format.equals("auto")) {
+            return "-format must be auto, lirs, cache2k or csv, was '" + format + "'";
+        }
+        if (capacity != null) {
+            return "-capacity is for -pollution; with -trace give -capacities";
+        }
+        if (capacities == null || capacities.isEmpty()) {
+            return "-trace needs -capacities, e.g. -capacities=500,1000,2000";
+        }
+        for (long c : capacities) {
+            if (c < 1) {
+                return "-capacities: every capacity must be >= 1, was " + c;
+            }
+            if (!bytes && c > MAX_ENTRIES) {
+                return "-capacities: " + c + " entries is more than " + MAX_ENTRIES
+                        + " (the fixed table is allocated up front, 64 bytes a slot)";
+            }
+        }
+        for (Path t : traces) {
+            if (!Files.isRegularFile(t) || !Files.isReadable(t)) {
+                return "-trace: cannot read " + t + " (no such file, or not readable)";
+            }
+        }
+        return null;
+    }
+
+    private String validatePollution() {
+        if (PollutionTrace.Distribution.byName(pollution) == null) {
+            return "-pollution must be uniform or zipf, was '" + pollution + "'";
+        }
+        if (capacities != null) {
+            return "-capacities is for -trace; with -pollution give -capacity";
+        }
+        if (bytes) {
+            return "-bytes needs a trace with sizes; the pollution scenario counts entries";
+        }
+        if (capacity == null || capacity < 1 || capacity > MAX_ENTRIES) {
+            return "-pollution needs -capacity in [1, " + MAX_ENTRIES + "] entries, was "
+                    + capacity;
+        }
+        if (accesses < 2 || accesses > MAX_POLLUTION_ACCESSES) {
+            return "-accesses must be in [2, " + MAX_POLLUTION_ACCESSES + "], was " + accesses;
+        }
+        if (goodKeys > Integer.MAX_VALUE / 2
+                || goodKeys == 0 && capacity * PollutionTrace.DEFAULT_KEYS_PER_ENTRY
+                        > Integer.MAX_VALUE / 2) {
+            return "-good_keys must be at most " + Integer.MAX_VALUE / 2 + ", was "
+                    + (goodKeys != 0 ? goodKeys + "" : "4 x -capacity");
+        }
+        return null;
+    }
+}
