@@ -85,6 +85,10 @@ public class CacheBenchMixBenchmark {
     @Param({"30"})
     public int effortCap;
 
+    /** Admission policy: {@code none} or {@code tinylfu}. */
+    @Param({"none"})
+    public String admission;
+
     long capacity;
     long estimatedEntryCharge;
     long maxKey;
@@ -175,10 +179,12 @@ public class CacheBenchMixBenchmark {
                         .estimatedEntryCharge(table.equals("auto") ? 0 : bench.estimatedEntryCharge)
                         .numShardBits(-1)
                         .evictionEffortCap(bench.effortCap)
+                        .admission(LookupHitBenchmark.admissionPolicy(bench.admission))
                         .build();
                 case "lru" -> LruCache.builder()
                         .capacity(bench.capacity)
                         .numShardBits(-1)
+                        .admission(LookupHitBenchmark.admissionPolicy(bench.admission))
                         .build();
                 default -> throw new IllegalArgumentException("table: " + table);
             };

@@ -3,6 +3,7 @@ package dev.clockwork.bench;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.offheap.AdmissionPolicy;
 import dev.clockwork.offheap.AutoHyperClockCache;
 import dev.clockwork.offheap.FixedHyperClockCache;
 import dev.clockwork.offheap.HyperClockCache;
@@ -69,6 +70,18 @@ public class LookupHitBenchmark {
     public int entries;
 
     /** Whether Clockwork counts hits and misses (a striped counter add per lookup). */
+    /** Admission policy: {@code none} or {@code tinylfu} (every lookup is recorded). */
+    @Param({"none"})
+    public String admission;
+
+    static AdmissionPolicy admissionPolicy(String name) {
+        return switch (name) {
+            case "none" -> AdmissionPolicy.NONE;
+            case "tinylfu" -> AdmissionPolicy.TINY_LFU;
+            default -> throw new IllegalArgumentException("admission: " + name);
+        };
+    }
+
     @Param({"true"})
     public boolean recordStats;
 
@@ -96,10 +109,11 @@ public class LookupHitBenchmark {
         @Setup(Level.Trial)
         public void fill(LookupHitBenchmark bench) {
             int n = bench.entries;
+            AdmissionPolicy policy = admissionPolicy(bench.admission);
             cache = switch (table) {
-                case "auto" -> buildAuto(n, bench.recordStats);
-                case "fixed" -> buildToHold(n, bench.recordStats);
-                case "lru" -> buildLru(n, bench.recordStats);
+                case "auto" -> buildAuto(n, VALUE_BYTES, bench.recordStats, policy);
+                case "fixed" -> buildToHold(n, VALUE_BYTES, bench.recordStats, policy);
+                case "lru" -> buildLru(n, VALUE_BYTES, bench.recordStats, policy);
                 default -> throw new IllegalArgumentException("table: " + table);
             };
             byte[] value = new byte[VALUE_BYTES];
@@ -144,6 +158,11 @@ public class LookupHitBenchmark {
 
         /** As {@link #buildToHold(int, boolean)}, for values of {@code valueBytes}. */
         static FixedHyperClockCache buildToHold(int n, int valueBytes, boolean recordStats) {
+            return buildToHold(n, valueBytes, recordStats, AdmissionPolicy.NONE);
+        }
+
+        static FixedHyperClockCache buildToHold(int n, int valueBytes, boolean recordStats,
+                                                AdmissionPolicy admission) {
             long spare = (long) n + n / 10;
             long capacity = spare * valueBytes;
             for (;;) {
@@ -152,6 +171,7 @@ public class LookupHitBenchmark {
                         .estimatedEntryCharge(valueBytes)
                         .numShardBits(-1)
                         .recordStats(recordStats)
+                        .admission(admission)
                         .build();
                 long perShard = capacity / c.numShards();
                 long tablePerShard = c.tableSlots() / c.numShards() * 64;
@@ -174,11 +194,17 @@ public class LookupHitBenchmark {
 
         /** As {@link #buildLru(int, boolean)}, for values of {@code valueBytes}. */
         static LruCache buildLru(int n, int valueBytes, boolean recordStats) {
+            return buildLru(n, valueBytes, recordStats, AdmissionPolicy.NONE);
+        }
+
+        static LruCache buildLru(int n, int valueBytes, boolean recordStats,
+                                 AdmissionPolicy admission) {
             long perEntry = valueBytes + 64;
             return LruCache.builder()
                     .capacity(Math.max(1L << 20, (long) n * perEntry * 5 / 4))
                     .numShardBits(-1)
                     .recordStats(recordStats)
+                    .admission(admission)
                     .build();
         }
 
@@ -189,12 +215,18 @@ public class LookupHitBenchmark {
 
         /** As {@link #buildAuto(int, boolean)}, for values of {@code valueBytes}. */
         static AutoHyperClockCache buildAuto(int n, int valueBytes, boolean recordStats) {
+            return buildAuto(n, valueBytes, recordStats, AdmissionPolicy.NONE);
+        }
+
+        static AutoHyperClockCache buildAuto(int n, int valueBytes, boolean recordStats,
+                                             AdmissionPolicy admission) {
             long perEntry = valueBytes + 2 * 64; // value + its slot, at the 0.6 load limit
             return AutoHyperClockCache.builder()
                     .capacity(Math.max(1L << 20, (long) n * perEntry * 5 / 4))
                     .minAvgEntryCharge(valueBytes)
                     .numShardBits(-1)
                     .recordStats(recordStats)
+                    .admission(admission)
                     .build();
         }
 

@@ -275,8 +275,8 @@ public final class TinyLfu implements Admission {
         return sketchEntries;
     }
 
-    /** The sketch's estimate for a key, for tests and diagnostics; drains nothing. */
-    int frequency(long keyHash) {
+    /** The sketch's estimate for a key, 0..16, for tests and diagnostics; drains nothing. */
+    public int frequency(long keyHash) {
         return sketch.frequency(keyHash & ~HIT_BIT);
     }
 }

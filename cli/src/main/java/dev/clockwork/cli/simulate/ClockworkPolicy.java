@@ -2,6 +2,7 @@ package dev.clockwork.cli.simulate;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.offheap.AdmissionPolicy;
 import dev.clockwork.offheap.AutoHyperClockCache;
 import dev.clockwork.offheap.CacheOptions;
 import dev.clockwork.offheap.FixedHyperClockCache;
@@ -54,19 +55,38 @@ public final class ClockworkPolicy implements SimPolicy {
         this.capacityCharge = capacityCharge;
     }
 
+    /** The name of a type's configuration with TinyLFU admission. */
+    public static String withTinyLfu(String type) {
+        return type + "_tinylfu";
+    }
+
     static SimPolicy lruCache(Trace trace, long capacity, boolean bytes) {
-        return build(LruCache.builder(), capacity, bytes);
+        return lruCache(trace, capacity, bytes, AdmissionPolicy.NONE);
+    }
+
+    static SimPolicy lruCache(Trace trace, long capacity, boolean bytes, AdmissionPolicy policy) {
+        return build(LruCache.builder().admission(policy), capacity, bytes);
     }
 
     static SimPolicy fixedHyperClock(Trace trace, long capacity, boolean bytes) {
+        return fixedHyperClock(trace, capacity, bytes, AdmissionPolicy.NONE);
+    }
+
+    static SimPolicy fixedHyperClock(Trace trace, long capacity, boolean bytes,
+                                     AdmissionPolicy policy) {
         // the table is sized from the mean charge: every entry's, or the trace's mean size
         long estimate = bytes ? Math.max(1, Math.round(trace.meanSize())) : ENTRY_CHARGE;
-        return build(FixedHyperClockCache.builder().estimatedEntryCharge(estimate), capacity,
-                bytes);
+        return build(FixedHyperClockCache.builder().estimatedEntryCharge(estimate)
+                .admission(policy), capacity, bytes);
     }
 
     static SimPolicy autoHyperClock(Trace trace, long capacity, boolean bytes) {
-        AutoHyperClockCache.Builder b = AutoHyperClockCache.builder();
+        return autoHyperClock(trace, capacity, bytes, AdmissionPolicy.NONE);
+    }
+
+    static SimPolicy autoHyperClock(Trace trace, long capacity, boolean bytes,
+                                    AdmissionPolicy policy) {
+        AutoHyperClockCache.Builder b = AutoHyperClockCache.builder().admission(policy);
         long mean = Math.max(1, Math.round(trace.meanSize()));
         if (bytes && mean < AUTO_DEFAULT_MIN_AVG_CHARGE) {
             // below its default the reservation would run out of slots before capacity

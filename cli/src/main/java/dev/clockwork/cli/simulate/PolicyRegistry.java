@@ -1,5 +1,7 @@
 package dev.clockwork.cli.simulate;
 
+import dev.clockwork.offheap.AdmissionPolicy;
+
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -24,6 +26,15 @@ public final class PolicyRegistry {
         r.register(ClockworkPolicy.LRU_CACHE, ClockworkPolicy::lruCache);
         r.register(ClockworkPolicy.FIXED_HYPER_CLOCK, ClockworkPolicy::fixedHyperClock);
         r.register(ClockworkPolicy.AUTO_HYPER_CLOCK, ClockworkPolicy::autoHyperClock);
+        r.register(ClockworkPolicy.withTinyLfu(ClockworkPolicy.LRU_CACHE),
+                (trace, capacity, bytes) -> ClockworkPolicy.lruCache(trace, capacity, bytes,
+                        AdmissionPolicy.TINY_LFU));
+        r.register(ClockworkPolicy.withTinyLfu(ClockworkPolicy.FIXED_HYPER_CLOCK),
+                (trace, capacity, bytes) -> ClockworkPolicy.fixedHyperClock(trace, capacity,
+                        bytes, AdmissionPolicy.TINY_LFU));
+        r.register(ClockworkPolicy.withTinyLfu(ClockworkPolicy.AUTO_HYPER_CLOCK),
+                (trace, capacity, bytes) -> ClockworkPolicy.autoHyperClock(trace, capacity,
+                        bytes, AdmissionPolicy.TINY_LFU));
         return r;
     }
 
