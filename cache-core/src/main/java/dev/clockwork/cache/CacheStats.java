@@ -11,7 +11,9 @@ package dev.clockwork.cache;
  *     (duplicate key or table full); the entry is freed when its last handle is released
  * @param memoryLimitRejects inserts refused because the strict capacity limit could not be met,
  *     or a size limit was reached (see {@link Cache#insert})
- * @param admissionRejects inserts refused by the {@link dev.clockwork.cache.admission.Admission} policy
+ * @param admissionRejects inserts refused by the {@link dev.clockwork.cache.admission.Admission}
+ *     policy, and (LRU) entries of the admission window evicted because they lost to the main
+ *     region's oldest (also counted in {@code evictions})
  * @param evictions entries evicted to make room
  * @param evictionEffortExceeded eviction sweeps that gave up because too much of what they saw
  *     was pinned (see the eviction effort cap)

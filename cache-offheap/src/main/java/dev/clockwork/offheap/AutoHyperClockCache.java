@@ -108,7 +108,7 @@ public final class AutoHyperClockCache extends HyperClockCache {
             CacheMemory memory = new CacheMemory(settings.recordStats);
             CloseGate gate = new CloseGate();
             BuilderSettings o = settings;
-            Admission admission = o.admissionFor();
+            Admission admission = o.admissionFor(false);
             ClockShard[] tables = makeTables(memory, gate, admission, context -> new AutoClockTable(
                     AutoClockTable.maxSlots(context.capacity(), o.minAvgEntryCharge,
                             o.chargeMetadata, shardBits), context));

@@ -30,16 +30,33 @@ final class BuilderSettings {
 
     // LruCache.Builder.
     double highPriPoolRatio = 0.5;
+    /** Whether the caller set {@link #highPriPoolRatio}; see {@link #highPriPoolRatio()}. */
+    boolean highPriPoolRatioGiven;
     double lowPriPoolRatio = 0.0;
 
     /**
      * The admission policy for the cache being built: the caller's own, or a new one of
      * {@link #admissionPolicy} for this cache's capacity (a policy's state is per cache).
      */
-    Admission admissionFor() {
+    /**
+     * The LRU's high pool's share: as given, else RocksDB's 0.5, or with an admission policy
+     * W-TinyLFU's protected region, 0.8 (of what the window leaves).
+     */
+    double highPriPoolRatio() {
+        if (highPriPoolRatioGiven) {
+            return highPriPoolRatio;
+        }
+        return admission == Admission.ALWAYS && admissionPolicy == AdmissionPolicy.NONE
+                ? 0.5 : PROTECTED_SHARE;
+    }
+
+    /** W-TinyLFU's protected share of the main region, as in Caffeine. */
+    static final double PROTECTED_SHARE = 0.8;
+
+    Admission admissionFor(boolean cacheHasWindow) {
         if (admission != Admission.ALWAYS || admissionPolicy == AdmissionPolicy.NONE) {
             return admission;
         }
-        return new TinyLfu(Math.min(capacity, CacheOptions.MAX_USAGE));
+        return new TinyLfu(Math.min(capacity, CacheOptions.MAX_USAGE), cacheHasWindow);
     }
 }

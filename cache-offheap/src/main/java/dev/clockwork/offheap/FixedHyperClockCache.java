@@ -161,7 +161,7 @@ public final class FixedHyperClockCache extends HyperClockCache {
             int lengthBits = tableBits();
             CacheMemory memory = new CacheMemory(settings.recordStats);
             CloseGate gate = new CloseGate();
-            Admission admission = settings.admissionFor();
+            Admission admission = settings.admissionFor(false);
             ClockShard[] tables = makeTables(memory, gate, admission,
                     context -> new FixedClockTable(lengthBits, context));
             return new FixedHyperClockCache(memory, gate, tables, settings.capacity,

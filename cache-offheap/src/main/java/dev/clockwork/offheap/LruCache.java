@@ -26,6 +26,13 @@ import dev.clockwork.offheap.shard.ShardSizing;
  * the oldest entry of the bottom pool first. So index and filter blocks inserted HIGH, and data
  * blocks inserted LOW, outlive a scan of BOTTOM entries, which has only the bottom pool to churn.
  *
+ * <p>With an admission policy ({@code admission(...)}) the cache is W-TinyLFU: new entries enter
+ * an admission window (a second list, its share of capacity set by the policy), and leave it, when
+ * the cache is full, only by out-scoring the main list's oldest entry in the policy's frequency
+ * sketch; in the main list the bottom pool is the probation region and the high pool (0.8 of the
+ * main region unless {@code highPriPoolRatio} is given) the protected one. See
+ * {@link dev.clockwork.cache.admission.Admission}.
+ *
  * <p>Pinned (referenced) entries are off the list and never evicted. When pinned entries leave no
  * room, an insert is refused under a strict limit (if the caller wanted a handle), or dropped
  * "as if inserted and evicted at once" (if not), or else stored over capacity.
@@ -74,9 +81,13 @@ public final class LruCache extends ShardedCache {
             return MIN_SHARD_BYTES;
         }
 
-        /** Share of capacity for the high pool, 0..1 (default 0.5, as RocksDB); 0: no pool. */
+        /**
+         * Share of capacity for the high pool, 0..1; 0: no pool. Default 0.5, as RocksDB, or with
+         * an admission policy 0.8 of the main region, W-TinyLFU's protected region.
+         */
         public Builder highPriPoolRatio(double ratio) {
             settings.highPriPoolRatio = ratio;
+            settings.highPriPoolRatioGiven = true;
             return this;
         }
 
@@ -90,10 +101,11 @@ public final class LruCache extends ShardedCache {
         public void validate() {
             super.validate();
             Args.requireInRange("highPriPoolRatio", settings.highPriPoolRatio, 0.0, 1.0);
+            double high = settings.highPriPoolRatio();
             Args.requireInRange("lowPriPoolRatio", settings.lowPriPoolRatio, 0.0, 1.0);
-            if (settings.highPriPoolRatio + settings.lowPriPoolRatio > 1.0) {
+            if (high + settings.lowPriPoolRatio > 1.0) {
                 throw new IllegalArgumentException("highPriPoolRatio + lowPriPoolRatio is "
-                        + (settings.highPriPoolRatio + settings.lowPriPoolRatio) + "; at most 1.0");
+                        + (high + settings.lowPriPoolRatio) + "; at most 1.0");
             }
         }
 
@@ -104,11 +116,11 @@ public final class LruCache extends ShardedCache {
             int shardBits = shardBits();
             int maxChunks = RecordSlab.maxChunks(shardBits);
             BuilderSettings o = settings;
-            Admission admission = o.admissionFor();
+            Admission admission = o.admissionFor(true);
             LruShard[] shards = makeShards(new LruShard[1 << shardBits], memory,
                     (shard, shardCapacity, usageLimit, mem) -> new LruShard(mem.all(), shard,
                             shardBits, mem.stampSalt, mem.stats, shardCapacity, usageLimit,
-                            maxChunks, o.strictCapacityLimit, o.highPriPoolRatio,
+                            maxChunks, o.strictCapacityLimit, o.highPriPoolRatio(),
                             o.lowPriPoolRatio, o.chargeMetadata, admission));
             return new LruCache(memory, shards, o.capacity, o.hashSeed, admission);
         }

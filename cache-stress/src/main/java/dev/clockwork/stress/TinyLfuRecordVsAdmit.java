@@ -14,7 +14,8 @@ import org.openjdk.jcstress.infra.results.ZL_Result;
 
 /**
  * An admission decision races with a drain that counts the victim's accesses (and ages the tiny
- * sketch, and moves the bias). The decision reads the estimates without the lock: it may see the
+ * sketch, and may move the window's share). The decision reads the estimates without the lock:
+ * it may see the
  * sketch before or after the drain, so it may go either way, but it must complete, and the
  * victim's estimate must stay within the counters' range.
  *
@@ -29,7 +30,7 @@ import org.openjdk.jcstress.infra.results.ZL_Result;
 public class TinyLfuRecordVsAdmit {
     private static final long VICTIM = 0x9E37_79B9_7F4A_7C15L;
     private static final long CANDIDATE = 0xC2B2_AE3D_27D4_EB4FL;
-    private final TinyLfu policy = new TinyLfu(1);
+    private final TinyLfu policy = new TinyLfu(1, false);
 
     @Actor
     public void recorder() {

@@ -11,20 +11,29 @@ import dev.clockwork.cache.CacheStats;
  * of the caller's key), already uniformly distributed: a policy uses it as it is and never hashes
  * again.
  *
- * <p>Where each cache type asks: a HyperClock cache when its sweep has found an entry to evict
- * (unreferenced, its clock run down), before it takes it; an LRU cache for the oldest entry of its
- * list (the bottom pool's oldest first, then the low and high pools'). An insert whose charge
- * needs several victims asks for each: the candidate must out-score every entry it displaces, and
- * the victims admitted before a refusal stay evicted, as in Caffeine's weighted eviction. A
- * refusal ends the insert: it returns "not inserted" ({@code false}, or {@link Cache#MISS} for a
- * pinned insert, and no handle is made), its value is freed at once, and it is counted in
- * {@link CacheStats#admissionRejects()}, apart from memory-limit rejects. An insert that needs no
- * eviction, or replaces the key's own entry, is never asked about.
+ * <p>Where each cache type asks:
+ * <ul>
+ *   <li>A HyperClock cache, when its sweep has found an entry to evict (unreferenced, its clock
+ *   run down), before it takes it; the candidate is the entry being inserted.
+ *   <li>An LRU cache keeps W-TinyLFU's admission window of {@link #windowShare} of its capacity:
+ *   a new entry enters the window unasked, and when the window overflows in a full cache its
+ *   oldest entry is the candidate, against the oldest entry of the main list (probation first,
+ *   then protected); the loser is evicted. A new entry that does not fit in the window (a share
+ *   of 0) is itself the candidate.
+ * </ul>
+ * An insert whose charge needs several victims asks for each: the candidate must out-score every
+ * entry it displaces, and the victims admitted before a refusal stay evicted, as in Caffeine's
+ * weighted eviction. A refused new entry ends its insert: it returns "not inserted"
+ * ({@code false}, or {@link Cache#MISS} for a pinned insert, and no handle is made), its value is
+ * freed at once, and it is counted in {@link CacheStats#admissionRejects()}, apart from
+ * memory-limit rejects. A refused window entry is evicted, and counted there too. An insert that
+ * needs no eviction, or replaces the key's own entry, is never asked about; an accepted insert is
+ * found by the next lookup.
  *
  * <p>Implementations are called concurrently from every thread and must not block or allocate on
  * their steady-state path; {@link #recordAccess} runs on every lookup, so it must not write to
  * memory other threads write (buffer, stripe, or drop). The hit flag lets a policy tune itself
- * to the hit ratio it achieves.
+ * (TinyLFU sizes its window from the misses it sees).
  */
 public interface Admission {
 
@@ -51,5 +60,16 @@ public interface Admission {
      * from the charges it sees (a byte capacity does not say how many entries it holds).
      */
     default void recordInsert(long charge) {
+    }
+
+    /**
+     * The share of capacity, 0 to 1, that a cache with an admission window gives new entries
+     * (W-TinyLFU): an insert enters the window unasked, and is judged against a victim only when
+     * it leaves the window for the main region. 0 judges every new entry at once; 1 is the cache's
+     * own recency order alone. A policy may change it as it learns the workload; caches read it
+     * on each insert.
+     */
+    default double windowShare() {
+        return 0;
     }
 }

@@ -42,23 +42,27 @@ final class FrequencySketch {
      * case of all-distinct keys, under 2 % when a sample holds two distinct keys per entry.
      */
     private static final int DOORKEEPER_BITS_PER_ENTRY = 32;
+    private static final int COUNTERS_PER_ENTRY = 8;
+    private static final int COUNTERS_PER_BLOCK = BLOCK_LONGS * 16;
+    /** Entries a sketch is sized for at most: 2^31 doorkeeper bits, 2^27 longs of counters. */
+    static final long MAX_ENTRIES = 1L << 26;
 
     private final long[] table;
-    private final int blockMask;
+    private final int blocks;
     private final long[] doorkeeper;
-    private final int doorkeeperMask;
+    private final int doorkeeperBits;
     private final long sampleSize;
     private long events;
 
     /** A sketch for a cache holding about {@code entries} entries (at least 1). */
     FrequencySketch(long entries) {
-        long sized = Long.highestOneBit(Math.max(1, Math.min(entries, 1L << 30)));
-        int longs = (int) Math.max(BLOCK_LONGS, sized / 2); // eight counters per entry
-        this.table = new long[longs];
-        this.blockMask = (longs / BLOCK_LONGS) - 1;
+        long sized = Math.max(1, Math.min(entries, MAX_ENTRIES));
+        // Eight counters per entry, in whole blocks of 128: at least one block.
+        this.blocks = (int) Math.max(1, sized * COUNTERS_PER_ENTRY / COUNTERS_PER_BLOCK);
+        this.table = new long[blocks * BLOCK_LONGS];
         int doorkeeperLongs = (int) Math.max(1, sized * DOORKEEPER_BITS_PER_ENTRY / 64);
         this.doorkeeper = new long[doorkeeperLongs];
-        this.doorkeeperMask = doorkeeperLongs * 64 - 1;
+        this.doorkeeperBits = doorkeeperLongs * 64;
         this.sampleSize = Math.max(SAMPLE_PER_ENTRY, SAMPLE_PER_ENTRY * entries);
     }
 
@@ -84,9 +88,17 @@ final class FrequencySketch {
 
     /** The long holding counter {@code i} (0..3) of a key, in the key's block. */
     private int counterIndex(long x, int i) {
-        int block = (int) (x >>> 40) & blockMask;
+        int block = reduce(x >>> 32, blocks);
         int pick = (int) (x >>> (i << 1)) & 1; // one of the two longs reserved for counter i
         return (block * BLOCK_LONGS) + (i << 1) + pick;
+    }
+
+    /**
+     * Maps 32 uniform bits to 0..n-1 by a multiply and a shift (Lemire's range reduction), so
+     * that the arrays need not be powers of two and the sketch takes its whole budget.
+     */
+    private static int reduce(long bits32, int n) {
+        return (int) (((bits32 & 0xFFFF_FFFFL) * n) >>> 32);
     }
 
     /** The bit offset of counter {@code i}'s nibble within its long. */
@@ -116,14 +128,19 @@ final class FrequencySketch {
      * since the last aging, so this occurrence goes to the counters).
      */
     private boolean admitToDoorkeeper(long x) {
-        int a = (int) x & doorkeeperMask;
-        int b = (int) (x >>> 32) & doorkeeperMask;
+        int a = doorkeeperBit(x);
+        int b = doorkeeperBit(x >>> 21);
         long bitA = 1L << a;
         long bitB = 1L << b;
         boolean seen = (doorkeeper[a >>> 6] & bitA) != 0 && (doorkeeper[b >>> 6] & bitB) != 0;
         doorkeeper[a >>> 6] |= bitA;
         doorkeeper[b >>> 6] |= bitB;
         return seen;
+    }
+
+    /** One of a key's two doorkeeper bits, from 32 of its spread bits. */
+    private int doorkeeperBit(long bits) {
+        return reduce(bits * 0xC2B2_AE3D_27D4_EB4FL >>> 32, doorkeeperBits);
     }
 
     /** How often the key was seen lately, 0..16: its least counter, plus its doorkeeper bit. */
@@ -133,8 +150,8 @@ final class FrequencySketch {
         for (int i = 0; i < 4; i++) {
             least = Math.min(least, (table[counterIndex(x, i)] >>> counterShift(x, i)) & COUNTER_MAX);
         }
-        int a = (int) x & doorkeeperMask;
-        int b = (int) (x >>> 32) & doorkeeperMask;
+        int a = doorkeeperBit(x);
+        int b = doorkeeperBit(x >>> 21);
         boolean inDoorkeeper = (doorkeeper[a >>> 6] & (1L << a)) != 0
                 && (doorkeeper[b >>> 6] & (1L << b)) != 0;
         return (int) least + (inDoorkeeper ? 1 : 0);

@@ -5,8 +5,10 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * TinyLFU admission: a candidate displaces a victim only if the {@link FrequencySketch} has seen
- * it more often lately.
+ * W-TinyLFU admission (Einziger, Friedman, Manes, "TinyLFU: A Highly Efficient Cache Admission
+ * Policy", ACM ToS 2017): a candidate displaces a victim only if the {@link FrequencySketch} has
+ * seen it more often lately; new entries first pass through a small window, sized by
+ * {@link WindowTuner}, where recency alone keeps them.
  *
  * <h2>Recording accesses without a contended write</h2>
  * A lookup does not touch the sketch. It appends its key to one of {@value #STRIPES} small
@@ -15,27 +17,29 @@ import java.lang.invoke.VarHandle;
  * records and counts them ({@link #droppedRecords}). So a lookup writes two words of a line its
  * own thread mostly owns, never waits, and the sketch has one writer at a time. Threads sharing a
  * stripe may overwrite each other's records: lost increments, which a sketch tolerates; a record
- * is a {@code long}, so never torn.
+ * is a {@code long}, so never torn. A single thread's buffer fills and drains at the same points
+ * on every run, so a single-threaded replay is deterministic.
  *
- * <h2>Admitting, and how much recency weighs</h2>
- * {@link #admit} first drains the caller's own buffer if it can (so a single thread's decisions see
- * all its accesses, and a single-threaded replay is deterministic), then compares estimates:
- * admit if the candidate's, plus a {@link #bias}, is higher than the victim's. The bias is how much
- * the policy favours the new (recency) over the frequent: 0 is plain TinyLFU, {@value #MAX_BIAS}
- * admits everything (the cache's own eviction order alone). It is tuned by hill climbing on the
- * hit ratio, as Vitess's theine tunes its "LRU factor": after every period of
- * {@link FrequencySketch#SAMPLE_PER_ENTRY} accesses per entry, if the hit ratio fell, the climb
- * turns round; the step shrinks each period so that a steady workload settles, and starts over
- * when the hit ratio moves by {@value #RESTART} or more. Recency-heavy workloads climb to a high
- * bias, frequency-heavy ones stay low, with one default configuration for all. A candidate of estimate at least {@value #HASH_FLOODING_FLOOR}
- * that loses is admitted once in {@value #HASH_FLOODING_ODDS} anyway (Caffeine's defence against an
- * attacker who keeps a victim's estimate high by colliding keys).
+ * <h2>Admitting</h2>
+ * {@link #admit} compares estimates: the candidate wins if its estimate is higher than the
+ * victim's. A candidate of estimate at least {@value #HASH_FLOODING_FLOOR} that loses is admitted
+ * once in {@value #HASH_FLOODING_ODDS} anyway (Caffeine's defence against an attacker who keeps a
+ * victim's estimate high by colliding keys). Each decision is also evidence for the window's size
+ * (the refused candidate, or the evicted victim, becomes a ghost).
+ *
+ * <h2>The window</h2>
+ * An LRU cache keeps a real window ({@link #windowShare}): its new entries are judged only when
+ * they leave it. A HyperClock cache has no insertion order to keep one by, so the policy stands
+ * in for it there ({@code emulateWindow}): the candidate's estimate is raised by the window's share
+ * of {@value #MAX_BIAS}, the bias that admits everything, so that a recency workload, whose
+ * window grows, is admitted more freely.
  *
  * <h2>Sizing</h2>
  * A byte capacity does not say how many entries the cache holds: the sketch starts sized for
  * capacity / {@value #FIRST_GUESS_CHARGE} entries and is rebuilt (empty) for
  * capacity / average charge whenever the charges inserted so far say the cache holds more than
- * twice the entries it was sized for.
+ * twice the entries it was sized for. Heap: the sketch's 8 bytes and the tuner's 6 bytes per entry
+ * of capacity, plus 8 KiB of buffers; allocated at construction and on those rebuilds only.
  */
 public final class TinyLfu implements Admission {
     /** Buffers; a power of two, a few per core of a large machine. */
@@ -52,8 +56,6 @@ public final class TinyLfu implements Admission {
     static final int HASH_FLOODING_FLOOR = 6;
     /** A bias that admits every candidate: estimates are at most 16. */
     static final int MAX_BIAS = 17;
-    /** The climb's first step; it halves at each turn, down to 1. */
-    static final int FIRST_STEP = 4;
     /** A record's low bit says whether the lookup hit; keys are compared without it. */
     private static final long HIT_BIT = 1;
     static final int HASH_FLOODING_ODDS = 128;
@@ -69,6 +71,8 @@ public final class TinyLfu implements Admission {
     }
 
     private final long capacity;
+    /** The cache has no window of its own: a bias stands in for it in {@link #admit}. */
+    private final boolean emulateWindow;
     /** The stripes, {@link #STRIDE} longs each, plus one stride of padding in front. */
     private final long[] buffers = new long[(STRIPES + 1) * STRIDE];
     /** 1 while a thread drains into (or rebuilds) the sketch. */
@@ -76,28 +80,28 @@ public final class TinyLfu implements Admission {
     private volatile int draining;
     /** Replaced only under the drain lock; read racily by estimates. */
     private volatile FrequencySketch sketch;
+    /** Replaced with the sketch, under the drain lock. */
+    private volatile WindowTuner tuner;
     private long sketchEntries;
     // Racy sums of what was inserted, for sizing: an estimate, so lost updates do no harm.
     private long insertedCount;
     private long insertedCharge;
     /** State of the hash-flooding coin; racy on purpose (any bits will do). */
     private long coin = 0x2545_F491_4F6C_DD1DL;
-    /** Added to the candidate's estimate; changed only under the drain lock. */
-    private volatile int bias;
-    // The climb, under the drain lock.
-    private long periodAccesses;
-    private long periodHits;
-    private double lastHitRatio = -1;
-    /** The climb's current step, in bias units; signed: the direction it goes. */
-    private double step = FIRST_STEP;
-    /** The bias as the climb holds it; {@link #bias} is it rounded. */
-    private double climbedBias;
 
     /** A policy for a cache of {@code capacity} bytes (or entries, with charge 1 each). */
-    public TinyLfu(long capacity) {
+    /**
+     * A policy for a cache of {@code capacity} bytes (or entries, with charge 1 each).
+     *
+     * @param cacheHasWindow whether the cache keeps the window itself ({@link #windowShare});
+     *     if not, {@link #admit} biases decisions towards the candidate instead
+     */
+    public TinyLfu(long capacity, boolean cacheHasWindow) {
         this.capacity = Math.max(1, capacity);
+        this.emulateWindow = !cacheHasWindow;
         this.sketchEntries = Math.max(1, this.capacity / FIRST_GUESS_CHARGE);
         this.sketch = new FrequencySketch(sketchEntries);
+        this.tuner = new WindowTuner(sketchEntries, WindowTuner.FIRST_SHARE);
     }
 
     // ---------------------------------------------------------------- recording
@@ -135,62 +139,23 @@ public final class TinyLfu implements Admission {
         }
     }
 
-    /** Under the lock: counts the buffer's records in the sketch and empties it. */
+    /** Under the lock: counts the buffer's records in the sketch and the tuner; empties it. */
     private void drain(int base) {
         long[] b = buffers;
         int n = (int) Math.min(RECORDS, b[base + COUNT]);
         FrequencySketch s = sketch;
-        long hits = 0;
+        WindowTuner t = tuner;
         for (int i = 0; i < n; i++) {
             long record = b[base + FIRST_RECORD + i];
             s.increment(record & ~HIT_BIT);
-            hits += record & HIT_BIT;
+            t.onAccess(record & ~HIT_BIT, (record & HIT_BIT) != 0);
         }
         b[base + COUNT] = 0;
-        periodAccesses += n;
-        periodHits += hits;
-        if (periodAccesses >= SAMPLE_PER_PERIOD * sketchEntries) {
-            climb();
-        }
     }
 
-    /** Accesses per entry in one period of the climb. */
-    private static final int SAMPLE_PER_PERIOD = 2;
-    /** A hit-ratio fall smaller than this is noise: the climb goes on. */
-    private static final double NOISE = 0.005;
-
-    /**
-     * Under the lock, at the end of a period: moves the bias one step on, the same way if the hit
-     * ratio did not fall, else the other way with half the step.
-     */
-    private void climb() {
-        double ratio = (double) periodHits / periodAccesses;
-        if (lastHitRatio >= 0) {
-            double change = ratio - lastHitRatio;
-            if (Math.abs(change) >= RESTART) {
-                step = Math.copySign(FIRST_STEP, step); // the workload changed: climb afresh
-            } else {
-                step *= STEP_DECAY; // settle where the hit ratio is best
-            }
-            if (change < -NOISE) {
-                step = -step;
-            }
-        }
-        climbedBias = Math.max(0, Math.min(MAX_BIAS, climbedBias + step));
-        bias = (int) Math.round(climbedBias);
-        lastHitRatio = ratio;
-        periodAccesses = 0;
-        periodHits = 0;
-    }
-
-    /** The step shrinks by this factor each period, as Caffeine's climber's does. */
-    private static final double STEP_DECAY = 0.9;
-    /** A hit-ratio change this large restarts the climb with its first step. */
-    private static final double RESTART = 0.05;
-
-    /** How much the candidate's estimate is raised before it is compared, 0..{@value #MAX_BIAS}. */
-    public int bias() {
-        return bias;
+    @Override
+    public double windowShare() {
+        return tuner.share();
     }
 
     private boolean tryLock() {
@@ -214,21 +179,19 @@ public final class TinyLfu implements Admission {
 
     @Override
     public boolean admit(long candidateHash, long victimHash) {
-        int base = stripeBase();
-        if (buffers[base + COUNT] != 0 && tryLock()) {
-            try {
-                drain(base);
-            } finally {
-                unlock();
-            }
-        }
         FrequencySketch s = sketch;
+        WindowTuner t = tuner;
         int candidate = s.frequency(candidateHash & ~HIT_BIT);
         int victim = s.frequency(victimHash & ~HIT_BIT);
-        if (candidate + bias > victim) {
-            return true;
+        int bias = emulateWindow ? (int) Math.round(t.share() * MAX_BIAS) : 0;
+        boolean admitted = candidate + bias > victim
+                || (candidate >= HASH_FLOODING_FLOOR && flipCoin());
+        if (admitted) {
+            t.onEvicted(victimHash & ~HIT_BIT);
+        } else {
+            t.onRefused(candidateHash & ~HIT_BIT);
         }
-        return candidate >= HASH_FLOODING_FLOOR && flipCoin();
+        return admitted;
     }
 
     /** True once in {@link #HASH_FLOODING_ODDS}, from a xorshift of racy state. */
@@ -262,12 +225,13 @@ public final class TinyLfu implements Admission {
         if (entries > 2 * sketchEntries) {
             sketchEntries = entries;
             sketch = new FrequencySketch(entries);
+            tuner = new WindowTuner(entries, tuner.share());
         }
     }
 
-    /** Heap bytes of the sketch and the buffers. */
+    /** Heap bytes of the sketch, the tuner and the buffers. */
     public long bytes() {
-        return sketch.bytes() + 8L * buffers.length;
+        return sketch.bytes() + tuner.bytes() + 8L * buffers.length;
     }
 
     /** The entry count the sketch is sized for now. */

@@ -202,7 +202,6 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
             return true;
         }
         evict(request, data);
-        data.settle(request);
         addOccupancy(-data.freedCount);
         if (data.rejected || data.freedCharge < needEvict
                 || (needEvictForOccupancy && data.freedCount == 0)) {
@@ -259,7 +258,6 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
         long freedCharge = 0;
         if (needEvict > 0) {
             evict(needEvict, data);
-            data.settle(needEvict);
             if (data.rejected) {
                 addOccupancy(-data.freedCount); // what eviction freed stays freed
                 addUsage(-data.freedCharge);

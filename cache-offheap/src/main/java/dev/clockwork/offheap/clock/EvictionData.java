@@ -13,12 +13,6 @@ final class EvictionData {
     Admission admission;
     /** The hashed key of the entry the eviction makes room for. */
     long candidate;
-    /**
-     * Victims the policy may still keep before the insert fails: the sweep passes over a victim
-     * the policy keeps and offers the next, so the candidate is judged against the least
-     * frequent of a few entries whose clocks ran down, not against whichever came first.
-     */
-    int keepsLeft;
     /** Set when the policy kept a victim: the sweep takes nothing more and the insert fails. */
     boolean rejected;
     long freedCharge;
@@ -44,21 +38,7 @@ final class EvictionData {
         reset();
         admission = policy;
         candidate = candidateHash;
-        keepsLeft = ADMISSION_SAMPLE;
         return this;
-    }
-
-    /** Victims one insert's candidate may be judged against (Ristretto samples five). */
-    static final int ADMISSION_SAMPLE = 4;
-
-    /**
-     * Ends a run that asked the policy: if it kept a victim and the run did not free
-     * {@code requested}, the insert fails, rather than take room the policy refused it.
-     */
-    void settle(long requested) {
-        if (admission != null && keepsLeft < ADMISSION_SAMPLE && freedCharge < requested) {
-            rejected = true;
-        }
     }
 
     void addOwned(long slot) {

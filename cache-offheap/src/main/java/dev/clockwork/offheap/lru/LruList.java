@@ -5,6 +5,7 @@ import static dev.clockwork.offheap.lru.LruRecordLayout.HAS_HIT;
 import static dev.clockwork.offheap.lru.LruRecordLayout.HASH_NEXT_OFFSET;
 import static dev.clockwork.offheap.lru.LruRecordLayout.IN_HIGH_POOL;
 import static dev.clockwork.offheap.lru.LruRecordLayout.IN_LOW_POOL;
+import static dev.clockwork.offheap.lru.LruRecordLayout.IN_WINDOW;
 import static dev.clockwork.offheap.lru.LruRecordLayout.KEY0_OFFSET;
 import static dev.clockwork.offheap.lru.LruRecordLayout.KEY1_OFFSET;
 import static dev.clockwork.offheap.lru.LruRecordLayout.LRU_NEXT_OFFSET;
@@ -53,12 +54,22 @@ abstract class LruList {
     final double lowRatio;
     long highPoolCapacity;
     long lowPoolCapacity;
-    /** Total charge of the entries on the list (unreferenced). */
+    /**
+     * The admission window's dummy entry (W-TinyLFU, with an admission policy only; else 0): a
+     * second list, oldest to newest, of new entries not yet judged against the main list's
+     * oldest. See {@link LruShard}.
+     */
+    final long windowHead;
+    /** Total charge of the unreferenced entries in the window. */
+    long windowUsage;
+    /** The window's share of capacity, in charge; the main list has the rest. */
+    long windowCapacity;
+    /** Total charge of the entries on the lists, main and window (unreferenced). */
     long listUsage;
     long highPoolUsage;
     long lowPoolUsage;
 
-    LruList(double highRatio, double lowRatio, boolean chargeMetadata) {
+    LruList(double highRatio, double lowRatio, boolean chargeMetadata, boolean window) {
         this.metaCharge = chargeMetadata ? LruRecordLayout.ENTRY_BYTES : 0;
         this.highRatio = highRatio;
         this.lowRatio = lowRatio;
@@ -70,6 +81,20 @@ abstract class LruList {
         setNext(head, head);
         this.lowNewest = head;
         this.bottomNewest = head;
+        this.windowHead = window ? NativeAllocator.allocate(LruRecordLayout.ENTRY_BYTES) : 0;
+        if (window) {
+            setPrev(windowHead, windowHead);
+            setNext(windowHead, windowHead);
+        }
+    }
+
+    /**
+     * Sizes the window, and the main list's pools in what is left, for a shard capacity and the
+     * window's share of it.
+     */
+    final void setWindowShare(long capacity, double share) {
+        windowCapacity = (long) (capacity * share);
+        setPoolCapacities(capacity - windowCapacity);
     }
 
     /** Sizes the high and low pools for a shard capacity, passing overflow down. */
@@ -151,6 +176,10 @@ abstract class LruList {
         setPrev(n, p);
         long charge = totalCharge(e);
         listUsage -= charge;
+        if ((refsAndFlags(e) & IN_WINDOW) != 0) {
+            windowUsage -= charge; // not on the main list: its cursors are elsewhere
+            return;
+        }
         if (pools) {
             if (lowNewest == e) {
                 lowNewest = p;
@@ -182,6 +211,11 @@ abstract class LruList {
     void listInsert(long e) {
         long charge = totalCharge(e);
         listUsage += charge;
+        if ((refsAndFlags(e) & IN_WINDOW) != 0) {
+            linkAfter(prev(windowHead), e);
+            windowUsage += charge;
+            return;
+        }
         if (!pools) {
             linkAfter(prev(head), e);
             return;

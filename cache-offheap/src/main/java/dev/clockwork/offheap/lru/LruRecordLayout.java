@@ -80,6 +80,11 @@ public final class LruRecordLayout {
     /** Flags bits 4-5: the insert priority's ordinal. */
     static final int PRIORITY_SHIFT = 4;
     static final int PRIORITY_MASK = 3 << PRIORITY_SHIFT;
+    /**
+     * Flag: the entry is in the admission window (W-TinyLFU), not yet admitted to the main list;
+     * kept while it is referenced, so its last release puts it back in the window.
+     */
+    static final int IN_WINDOW = 1 << 6;
     static final int FLAG_BITS = 8;
     // A free record has refs and flags all zero: any set bit means it holds an entry.
     static final int ONE_REF = 1 << FLAG_BITS;

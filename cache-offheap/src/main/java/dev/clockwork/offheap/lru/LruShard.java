@@ -5,6 +5,7 @@ import static dev.clockwork.offheap.lru.LruRecordLayout.STAMP_OFFSET;
 import static dev.clockwork.offheap.lru.LruRecordLayout.HAS_HIT;
 import static dev.clockwork.offheap.lru.LruRecordLayout.HASH_NEXT_OFFSET;
 import static dev.clockwork.offheap.lru.LruRecordLayout.IN_CACHE;
+import static dev.clockwork.offheap.lru.LruRecordLayout.IN_WINDOW;
 import static dev.clockwork.offheap.lru.LruRecordLayout.KEY0_OFFSET;
 import static dev.clockwork.offheap.lru.LruRecordLayout.KEY1_OFFSET;
 import static dev.clockwork.offheap.lru.LruRecordLayout.MAX_REFS;
@@ -38,6 +39,11 @@ import dev.clockwork.offheap.shard.Shard;
  * hit flag say: HIGH or hit to the newest end of the high pool (if there is a high pool), else
  * HIGH, LOW or hit to the newest end of the low pool (if there is one), else to the newest end of
  * the bottom pool. A pool over its share of capacity passes its oldest entries down.
+ *
+ * <p>With an admission policy the shard is W-TinyLFU: a second list, the window
+ * ({@link #windowHead}), takes new entries, and the main list's bottom pool is the probation region
+ * and its high pool the protected one; see {@link #evictForWindowed}. A window entry keeps its
+ * {@code IN_WINDOW} flag while referenced, so that its last release puts it back in the window.
  *
  * <p>A monitor rather than a {@code ReentrantLock}: every critical section is a few dozen
  * nanoseconds, and a contended monitor spins before it parks and allocates nothing.
@@ -76,6 +82,8 @@ public final class LruShard extends LruList implements Shard {
     private long entryCount;
 
     private long capacity;
+    /** The window's share of capacity last read from the policy. */
+    private double windowShare;
     /**
      * Most the shard's usage may reach: its share of {@link CacheOptions#MAX_USAGE}; capacity
      * never exceeds it, and an insert that would pass it is refused ({@link #insert}).
@@ -93,7 +101,7 @@ public final class LruShard extends LruList implements Shard {
     public LruShard(MemorySegment mem, int shardNumber, int shardBits, long stampSalt, StatsCounters stats,
              long capacity, long usageLimit, int maxRecordChunks, boolean strict,
              double highRatio, double lowRatio, boolean chargeMetadata, Admission admission) {
-        super(highRatio, lowRatio, chargeMetadata);
+        super(highRatio, lowRatio, chargeMetadata, admission != Admission.ALWAYS);
         this.admission = admission == Admission.ALWAYS ? null : admission;
         this.shardNumber = shardNumber;
         this.usageLimit = usageLimit;
@@ -327,36 +335,125 @@ public final class LruShard extends LruList implements Shard {
         NativeAllocator.free(valueAddress, valueLength);
     }
 
-    /** Evicts the oldest unreferenced entries until {@code charge} more fits, or none is left. */
-    private void evictFor(long charge) {
-        evictFor(charge, null, 0);
-    }
-
     /**
-     * Evicts the oldest unreferenced entries until {@code charge} more fits, or none is left,
-     * asking {@code policy} (unless null) before each: returns false, having evicted only the
-     * victims admitted before, as soon as it keeps one against {@code candidate}.
+     * Evicts the oldest unreferenced entries until {@code charge} more fits, or none is left: the
+     * main list's oldest first, then the window's.
      */
-    private boolean evictFor(long charge, Admission policy, long candidate) {
+    private void evictFor(long charge) {
         long evicted = 0;
-        boolean admitted = true;
-        while (usage + charge > capacity && next(head) != head) {
-            if (policy != null && !policy.admit(candidate, key0(next(head)))) {
-                admitted = false;
-                break;
-            }
-            evictOldest();
+        while (usage + charge > capacity && evictOldest()) {
             evicted++;
         }
         if (evicted != 0) {
             stats.evictions.add(evicted);
         }
-        return admitted;
     }
 
-    /** Evicts the oldest unreferenced entry; the list must not be empty. Counts no stats. */
-    private void evictOldest() {
+    /** {@link #evictForWindowed}: room was made and the new entry enters the window. */
+    private static final int INTO_WINDOW = 0;
+    /** {@link #evictForWindowed}: room was made, the new entry won its duel: it enters the main list. */
+    private static final int INTO_MAIN = 1;
+    /** {@link #evictForWindowed}: the new entry lost its duel and is not inserted. */
+    private static final int REFUSED_BY_POLICY = 2;
+
+    /**
+     * W-TinyLFU's eviction, making room for a new entry of {@code charge}, bound for the window
+     * if it fits in the window's share, else for the main list. While the shard is over capacity:
+     * <ul>
+     *   <li>if the window is over its share (counting the new entry, if bound for it), its oldest
+     *   entry (the candidate) leaves, judged by the policy against the main list's oldest (the
+     *   victim): the loser is evicted, and a winning candidate joins the main list as its newest
+     *   probation entry (the bottom pool, or the high pool if inserted {@link Priority#HIGH});
+     *   <li>else, if the new entry is bound for the main list, it is judged itself against the
+     *   victim: it is refused as soon as it loses (the victims it won against stay evicted);
+     *   <li>else the main list is over its share: its oldest is evicted unasked.
+     * </ul>
+     * With an empty main list the window's oldest is evicted unasked. A window entry that loses
+     * is counted as an admission reject and as an eviction; a new entry that loses is refused
+     * (the caller counts it). When no room had to be made, a window over its share passes its
+     * oldest to the main list unjudged (a cache filling up, as in Caffeine).
+     */
+    private int evictForWindowed(long charge, long newKey) {
+        boolean intoWindow = charge <= windowCapacity;
+        long evicted = 0;
+        long rejected = 0;
+        boolean full = usage + charge > capacity;
+        boolean refusedNew = false;
+        while (usage + charge > capacity) {
+            long victim = next(head);
+            long candidate = next(windowHead);
+            if (victim == head) {
+                if (!evictOldest()) {
+                    break;
+                }
+            } else if (candidate != windowHead
+                    && windowUsage + (intoWindow ? charge : 0) > windowCapacity) {
+                if (admission.admit(key0(candidate), key0(victim))) {
+                    evict(victim);
+                    admitFromWindow(candidate);
+                } else {
+                    evict(candidate);
+                    rejected++;
+                }
+            } else if (!intoWindow) {
+                if (!admission.admit(newKey, key0(victim))) {
+                    refusedNew = true;
+                    break;
+                }
+                evict(victim);
+            } else {
+                evict(victim);
+            }
+            evicted++;
+        }
+        if (evicted != 0) {
+            stats.evictions.add(evicted);
+        }
+        if (rejected != 0) {
+            stats.admissionRejects.add(rejected);
+        }
+        if (refusedNew) {
+            return REFUSED_BY_POLICY;
+        }
+        if (!full) {
+            trimWindow(intoWindow ? charge : 0);
+        }
+        return intoWindow ? INTO_WINDOW : INTO_MAIN;
+    }
+
+    /**
+     * Moves the window's oldest entries to the main list, unjudged, until {@code charge} more
+     * fits in the window's share.
+     */
+    private void trimWindow(long charge) {
+        while (windowUsage + charge > windowCapacity && next(windowHead) != windowHead) {
+            admitFromWindow(next(windowHead));
+        }
+    }
+
+    /** Moves an unreferenced window entry to the main list, as a probation entry. */
+    private void admitFromWindow(long e) {
+        listRemove(e);
+        setFlags(e, 0, IN_WINDOW | HAS_HIT);
+        listInsert(e);
+    }
+
+    /**
+     * Evicts the main list's oldest unreferenced entry, or if it has none the window's oldest.
+     * Counts no stats. Returns false if both are empty.
+     */
+    private boolean evictOldest() {
         long e = next(head);
+        if (e == head) {
+            if (windowHead == 0 || (e = next(windowHead)) == windowHead) {
+                return false;
+            }
+        }
+        evict(e);
+        return true;
+    }
+
+    private void evict(long e) {
         listRemove(e);
         hashRemove(e);
         free(e);
@@ -370,10 +467,9 @@ public final class LruShard extends LruList implements Shard {
         if (!slab.full()) {
             return true;
         }
-        if (next(head) == head) {
+        if (!evictOldest()) {
             return false;
         }
-        evictOldest();
         stats.evictions.increment();
         return true;
     }
@@ -406,11 +502,15 @@ public final class LruShard extends LruList implements Shard {
             return REFUSED; // can never fit; also keeps the sums below from overflowing
         }
         long total = charge + metaCharge;
-        // A new value for a present key replaces it whatever the policy says.
-        Admission policy = admission != null && RAW.get(INT, findLink(h0, h1)) == 0
-                ? admission : null;
-        if (!evictFor(total, policy, h0)) {
-            return REJECTED;
+        int placement = INTO_MAIN;
+        if (admission != null) {
+            followWindowShare();
+            placement = evictForWindowed(total, h0);
+            if (placement == REFUSED_BY_POLICY) {
+                return REJECTED;
+            }
+        } else {
+            evictFor(total);
         }
         if (usage + total > capacity && (strict || !keepRef)) {
             return keepRef ? REFUSED : DROPPED;
@@ -426,7 +526,7 @@ public final class LruShard extends LruList implements Shard {
         RAW.set(LONG, e + CHARGE_OFFSET, charge);
         RAW.set(INT, e + VALUE_LENGTH_OFFSET, valueLength);
         setRefsAndFlags(e, IN_CACHE | (priority.ordinal() << PRIORITY_SHIFT)
-                | (keepRef ? ONE_REF : 0));
+                | (keepRef ? ONE_REF : 0) | (placement == INTO_WINDOW ? IN_WINDOW : 0));
         int old = RAW.get(INT, findLink(h0, h1));
         if (old != 0) {
             eraseEntry(slab.address(old));
@@ -487,6 +587,9 @@ public final class LruShard extends LruList implements Shard {
         slab.freeAll();
         NativeAllocator.free(buckets, 4L << bucketBits);
         NativeAllocator.free(head, LruRecordLayout.ENTRY_BYTES);
+        if (windowHead != 0) {
+            NativeAllocator.free(windowHead, LruRecordLayout.ENTRY_BYTES);
+        }
     }
 
     // ---------------------------------------------------------------- visiting entries
@@ -551,8 +654,22 @@ public final class LruShard extends LruList implements Shard {
     public synchronized void setCapacity(long capacity) {
         checkNotClosed();
         this.capacity = capacity;
-        setPoolCapacities(capacity);
+        if (admission != null) {
+            windowShare = admission.windowShare();
+            setWindowShare(capacity, windowShare);
+        } else {
+            setPoolCapacities(capacity);
+        }
         evictFor(0);
+    }
+
+    /** Resizes the window and the pools if the policy has moved the window's share. */
+    private void followWindowShare() {
+        double share = admission.windowShare();
+        if (share != windowShare) {
+            windowShare = share;
+            setWindowShare(capacity, share);
+        }
     }
 
     public synchronized void setStrict(boolean strict) {
@@ -581,7 +698,12 @@ public final class LruShard extends LruList implements Shard {
 
     /** Unreferenced entries' total charge in the bottom pool. */
     public synchronized long bottomPoolUsage() {
-        return listUsage - highPoolUsage - lowPoolUsage;
+        return listUsage - highPoolUsage - lowPoolUsage - windowUsage;
+    }
+
+    /** Unreferenced entries' total charge in the admission window (0 without a policy). */
+    public synchronized long windowUsage() {
+        return windowUsage;
     }
 
     public synchronized long entryCount() {
