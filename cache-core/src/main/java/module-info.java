@@ -1,9 +1,11 @@
 /**
  * Clockwork's API, whatever holds the entries: the {@link dev.clockwork.cache.Cache} contract,
- * its checked and byte-key wrappers, the seeded key hash and the admission hook.
+ * its checked and byte-key wrappers, the seeded key hash, stable cache keys and the admission
+ * hook.
  */
 module dev.clockwork.cache {
     exports dev.clockwork.cache;
     exports dev.clockwork.cache.admission;
     exports dev.clockwork.cache.hash;
+    exports dev.clockwork.cache.key;
 }

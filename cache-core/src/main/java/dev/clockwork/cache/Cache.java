@@ -67,6 +67,12 @@ public interface Cache extends AutoCloseable {
     long MISS = 0L;
 
     /**
+     * A number no earlier call on this cache returned, counting up from 0 (thread-safe): for keys
+     * unique for the cache's lifetime ({@link dev.clockwork.cache.key.CacheKeys}).
+     */
+    long newId();
+
+    /**
      * Looks up a key; returns a pinned handle, or {@link #MISS}.
      *
      * @throws IllegalStateException if the entry already holds the most references an entry may

@@ -88,6 +88,11 @@ public final class CheckedCache implements Cache {
     // ---------------------------------------------------------------- pinning calls
 
     @Override
+    public long newId() {
+        return cache.newId();
+    }
+
+    @Override
     public long lookup(long key0, long key1) {
         return newPin(cache.lookup(key0, key1));
     }

@@ -192,6 +192,12 @@ class CopyingCacheTest {
         final Map<Key, byte[]> entries = new HashMap<>();
         final Map<Long, byte[]> pinned = new HashMap<>();
         long nextHandle = 1;
+        long nextId;
+
+        @Override
+        public long newId() {
+            return nextId++;
+        }
         long lastCharge = -1;
         Priority lastPriority;
         boolean refuseInserts;

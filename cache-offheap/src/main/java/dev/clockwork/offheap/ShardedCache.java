@@ -32,6 +32,8 @@ public abstract class ShardedCache implements Cache {
     private final Shard[] shards;
     private final long hashSeed;
     private final Admission admission;
+    /** {@link #newId}'s counter. */
+    private final java.util.concurrent.atomic.AtomicLong ids = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean closed;
     private volatile long capacity;
 
@@ -178,6 +180,11 @@ public abstract class ShardedCache implements Cache {
     }
 
     // ---------------------------------------------------------------- lookup and erase
+
+    @Override
+    public long newId() {
+        return ids.getAndIncrement();
+    }
 
     @Override
     public final long lookup(long key0, long key1) {

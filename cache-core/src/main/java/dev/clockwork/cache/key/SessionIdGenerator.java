@@ -1,0 +1,49 @@
+package dev.clockwork.cache.key;
+
+import java.security.SecureRandom;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Makes {@link SessionId}s as RocksDB's {@code SemiStructuredUniqueIdGen} does: 128 random bits
+ * drawn once, then for each session the upper half as drawn and the lower half xor a counter. A
+ * process calls {@link #processWide()} each time it opens a database; the sessions it gets are
+ * distinct for as long as the process lives (2^64 of them), and {@link FileCacheKey}s built from
+ * them are distinct as long as the counter, the file number and the offset fit in 128 bits
+ * together. A new process draws new random bits: distinct from every earlier process's sessions
+ * only by chance, 2^-128 per pair (the simulator measures what that means in practice; see the
+ * docs).
+ *
+ * <p>Thread-safe; {@link #next} is one atomic increment.
+ */
+public final class SessionIdGenerator {
+    private static final SessionIdGenerator PROCESS_WIDE = new SessionIdGenerator(new SecureRandom());
+
+    private final long baseUpper;
+    private final long baseLower;
+    private final AtomicLong counter = new AtomicLong();
+
+    /** A generator whose base is drawn from {@code random}. */
+    public SessionIdGenerator(java.util.random.RandomGenerator random) {
+        this(random.nextLong(), random.nextLong());
+    }
+
+    /** A generator with the given base (for tests and simulations: golden vectors). */
+    public SessionIdGenerator(long baseUpper, long baseLower) {
+        this.baseUpper = baseUpper;
+        this.baseLower = baseLower;
+    }
+
+    /** The generator this process's databases share, seeded once from {@link SecureRandom}. */
+    public static SessionIdGenerator processWide() {
+        return PROCESS_WIDE;
+    }
+
+    /** The next session: distinct from every other this generator made. */
+    public SessionId next() {
+        long lower = baseLower ^ counter.getAndIncrement();
+        if (lower == 0) {
+            lower = baseLower ^ counter.getAndIncrement(); // 0 is reserved; the next one is not 0
+        }
+        return new SessionId(baseUpper, lower);
+    }
+}
