@@ -12,6 +12,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import dev.clockwork.cli.common.CFormat;
 import dev.clockwork.cli.common.FlagCommand;
+import dev.clockwork.cli.keys.StressCacheKey;
+import dev.clockwork.cli.keys.StressCacheKeyOptions;
 
 /** {@code clockwork bench}: RocksDB cache_bench's workload and report, same flags. */
 @Command(name = "bench",
@@ -37,8 +39,14 @@ public final class BenchCommand extends FlagCommand {
     @Mixin
     BenchOptions options;
 
+    @Mixin
+    StressCacheKeyOptions stressCacheKey;
+
     @Override
     public Integer call() {
+        if (stressCacheKey.stressCacheKey) {
+            return stressCacheKey();
+        }
         refuse(options.validate());
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
@@ -104,6 +112,33 @@ public final class BenchCommand extends FlagCommand {
         args.add("-seed=" + seed);
         args.add("-json");
         return args;
+    }
+
+    /**
+     * {@code -stress_cache_key}: the key-collision simulator instead of the cache workload; its
+     * lines on standard output (standard error with -json, which then gets the JSON line).
+     */
+    private int stressCacheKey() {
+        refuse(stressCacheKey.validate());
+        PrintWriter stdout = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter out = options.json ? err : stdout;
+        long seed = seedOrPid(options.seed);
+        if (options.seed == 0) {
+            out.printf("Using seed = %d%n", seed);
+        }
+        try {
+            var result = new StressCacheKey(stressCacheKey, seed, (int) Math.min(options.threads,
+                    Integer.MAX_VALUE), options.progressInterval, out, err).run();
+            if (options.json) {
+                stdout.println(dev.clockwork.cli.common.Json.line(result));
+                stdout.flush();
+            }
+            return 0;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 1;
+        }
     }
 
     /** One run of -cache_type (after a JIT warm-up if asked); adds its figures to results. */

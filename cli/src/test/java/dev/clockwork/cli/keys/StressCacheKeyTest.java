@@ -1,0 +1,95 @@
+package dev.clockwork.cli.keys;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.clockwork.cli.RunMain;
+import dev.clockwork.cli.common.Json;
+import java.util.List;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code bench -stress_cache_key}: cache_bench's lines (so one script reads both tools), the same
+ * lines for the same seed whatever the thread count, the JSON result, and refused flags. Small
+ * simulations: few files a day, so few bits kept still collide quickly.
+ */
+class StressCacheKeyTest {
+    private static final String[] SMALL = {"bench", "-stress_cache_key", "-sck_files_per_day=20000",
+        "-sck_days_per_run=5", "-sck_keep_bits=30", "-sck_table_bits=12", "-sck_db_count=10",
+        "-sck_restarts_per_day=4", "-progress_interval=0", "-seed=7"};
+
+    private static String[] with(String... more) {
+        String[] args = java.util.Arrays.copyOf(SMALL, SMALL.length + more.length);
+        System.arraycopy(more, 0, args, SMALL.length, more.length);
+        return args;
+    }
+
+    @Test
+    void printsCacheBenchsLines() {
+        Object[] r = RunMain.run(SMALL);
+        assertEquals(0, r[0], (String) r[2]);
+        List<String> lines = ((String) r[1]).lines().toList();
+        assertTrue(lines.get(0).matches("Total cache or DBs size: \\S+TiB  Writing \\S+ MiB/s or"
+                + " \\S+TiB/day"), lines.get(0));
+        assertTrue(lines.get(1).matches("Multiply by \\S+ to correct for simulation losses \\(but"
+                + " still assume whole file cached\\)"), lines.get(1));
+        assertTrue(lines.get(2).startsWith("Without ejection, expect random collision after "));
+        assertTrue(lines.get(3).startsWith("With ejection and full table, expect random collision"
+                + " after "));
+        Pattern run = Pattern.compile("(\\d+) collisions after (\\d+) x 5 days, est \\S+ days"
+                + " between \\(\\S+ corrected\\)|No collisions after (\\d+) x 5 days");
+        String last = lines.getLast();
+        for (String line : lines.subList(4, lines.size())) {
+            assertTrue(run.matcher(line).matches(), line);
+        }
+        var m = run.matcher(last);
+        assertTrue(m.matches() && m.group(1) != null && Long.parseLong(m.group(1)) >= 15, last);
+    }
+
+    @Test
+    void theSameSeedGivesTheSameLinesOnOneThreadOrTwo() {
+        Object[] one = RunMain.run(with("-threads=1"));
+        Object[] two = RunMain.run(with("-threads=2"));
+        assertEquals(one[1], two[1]);
+        Object[] other = RunMain.run(with("-seed=8"));
+        assertTrue(!one[1].equals(other[1]), "another seed, other runs");
+    }
+
+    @Test
+    void jsonGivesTheResultAndEveryFlag() {
+        Object[] r = RunMain.run(with("-json"));
+        assertEquals(0, r[0], (String) r[2]);
+        JsonNode json = Json.read(((String) r[1]).strip());
+        assertEquals("stress_cache_key", json.get("tool").asText());
+        assertEquals(30, json.get("sck_keep_bits").asLong());
+        assertTrue(json.get("collisions").asLong() >= 15);
+        double est = 5.0 * json.get("runs").asLong() / json.get("collisions").asLong();
+        assertEquals(est, json.get("est_days_between").asDouble(), 1e-9);
+        assertEquals(est * Math.pow(2, 128 - 30) / (32 * 1024.0 * 1024.0),
+                json.get("corrected_days_between").asDouble(), est * 1e6);
+        assertTrue(((String) r[2]).contains("collisions after"), "the human lines on stderr");
+    }
+
+    /** Random keys (hashed) keep no structure: they collide at least as often as the scheme's. */
+    @Test
+    void randomKeysAreNoBetterThanStructuredOnes() {
+        JsonNode structured = Json.read(((String) RunMain.run(with("-json"))[1]).strip());
+        JsonNode random = Json.read(((String) RunMain.run(with("-json", "-sck_randomize"))[1])
+                .strip());
+        assertTrue(random.get("est_days_between").asDouble()
+                <= structured.get("est_days_between").asDouble(),
+                "random " + random + " structured " + structured);
+    }
+
+    @Test
+    void refusesFlagsItCannotRun() {
+        Object[] r = RunMain.run(with("-sck_table_bits=40"));
+        assertEquals(2, r[0]);
+        assertTrue(((String) r[2]).contains("-sck_table_bits"), (String) r[2]);
+        r = RunMain.run(with("-sck_restarts_per_day=0"));
+        assertEquals(2, r[0]);
+        assertTrue(((String) r[2]).contains("-sck_restarts_per_day"), (String) r[2]);
+    }
+}
