@@ -1,6 +1,10 @@
 package dev.clockwork.bench;
 
 import dev.clockwork.cache.Priority;
+import dev.clockwork.cache.key.DbId;
+import dev.clockwork.cache.key.FileCacheKey;
+import dev.clockwork.cache.key.SessionId;
+import dev.clockwork.cache.key.SessionIdGenerator;
 import dev.clockwork.offheap.FixedHyperClockCache;
 import dev.clockwork.offheap.HyperClockCache;
 import dev.clockwork.offheap.LruCache;
@@ -89,6 +93,20 @@ public class CacheBenchMixBenchmark {
     @Param({"none"})
     public String admission;
 
+    /**
+     * Keys: {@code plain} {@code (k, 0)}, or {@code file}: block {@code k % 4096} of file
+     * {@code k / 4096}, its key derived from the file's {@link FileCacheKey} (offsets 4 KiB
+     * apart), so that the cost of the scheme's keys shows end to end.
+     */
+    @Param({"plain"})
+    public String keys;
+
+    /** log2 of the blocks per file with {@code keys=file}. */
+    static final int BLOCKS_PER_FILE_BITS = 12;
+
+    /** The files' base keys with {@code keys=file}, else null. */
+    FileCacheKey[] files;
+
     long capacity;
     long estimatedEntryCharge;
     long maxKey;
@@ -100,6 +118,33 @@ public class CacheBenchMixBenchmark {
         estimatedEntryCharge = valueBytes <= 64 ? 128 : valueBytes;
         totalPinCount = (long) (capacity * pinnedRatio / valueBytes + 0.999999);
         maxKey = (long) (capacity / RESIDENT_RATIO / valueBytes);
+        files = switch (keys) {
+            case "plain" -> null;
+            case "file" -> fileKeys((int) (maxKey >>> BLOCKS_PER_FILE_BITS) + 1);
+            default -> throw new IllegalArgumentException("keys: " + keys);
+        };
+    }
+
+    /** Base keys of {@code n} files of one database, written in one session. */
+    static FileCacheKey[] fileKeys(int n) {
+        DbId db = new DbId(0x0123_4567_89ab_cdefL, 0x0fed_cba9_8765_4321L);
+        SessionId session = new SessionIdGenerator(0x5eed, 0xc10c).next();
+        FileCacheKey[] files = new FileCacheKey[n];
+        for (int i = 0; i < n; i++) {
+            files[i] = FileCacheKey.of(db, session, i + 1);
+        }
+        return files;
+    }
+
+    /** The first word of key {@code k}'s cache key. */
+    long key0(long k) {
+        return files == null ? k : files[(int) (k >>> BLOCKS_PER_FILE_BITS)].key0();
+    }
+
+    /** The second word of key {@code k}'s cache key. */
+    long key1(long k) {
+        return files == null ? 0L : files[(int) (k >>> BLOCKS_PER_FILE_BITS)]
+                .key1((k & ((1 << BLOCKS_PER_FILE_BITS) - 1)) << 12);
     }
 
     /** Keys pre-filled: the most popular ones, as many as the capacity holds. */
@@ -192,7 +237,8 @@ public class CacheBenchMixBenchmark {
             long n = bench.prefillKeys();
             for (long k = 0; k < n; k++) {
                 LONG_LE.set(value, 0, k);
-                cache.insert(k, 0L, value, 0, value.length, value.length, Priority.LOW);
+                cache.insert(bench.key0(k), bench.key1(k), value, 0, value.length, value.length,
+                        Priority.LOW);
             }
         }
 
@@ -208,28 +254,30 @@ public class CacheBenchMixBenchmark {
     private long clockworkOp(ShardedCache cache, Worker w, LookupCounts n) {
         int op = w.nextOp();
         long key = w.nextKey();
+        long k0 = key0(key);
+        long k1 = key1(key);
         int len = valueBytes;
         if (op < LOOKUP_INSERT) {
-            long h = cache.lookup(key, 0L);
+            long h = cache.lookup(k0, k1);
             long result;
             if (h != dev.clockwork.cache.Cache.MISS) {
                 n.hits++;
                 result = cache.value(h).get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
             } else {
                 n.misses++;
-                h = cache.insertPinned(key, 0L, w.valueFor(key), 0, len, len, Priority.LOW);
+                h = cache.insertPinned(k0, k1, w.valueFor(key), 0, len, len, Priority.LOW);
                 result = h;
             }
             w.pin(cache, h);
             return result;
         } else if (op < INSERT) {
-            long h = cache.insertPinned(key, 0L, w.valueFor(key), 0, len, len, Priority.LOW);
+            long h = cache.insertPinned(k0, k1, w.valueFor(key), 0, len, len, Priority.LOW);
             w.pin(cache, h);
             return h;
         } else if (op < BLIND_INSERT) {
-            return cache.insert(key, 0L, w.valueFor(key), 0, len, len, Priority.LOW) ? 1 : 0;
+            return cache.insert(k0, k1, w.valueFor(key), 0, len, len, Priority.LOW) ? 1 : 0;
         } else if (op < LOOKUP) {
-            long h = cache.lookup(key, 0L);
+            long h = cache.lookup(k0, k1);
             if (h == dev.clockwork.cache.Cache.MISS) {
                 n.misses++;
                 return 0;
@@ -239,7 +287,7 @@ public class CacheBenchMixBenchmark {
             cache.release(h);
             return first;
         } else {
-            return cache.erase(key, 0L) ? 1 : 0;
+            return cache.erase(k0, k1) ? 1 : 0;
         }
     }
 
