@@ -216,6 +216,15 @@ public final class BenchOptions {
                     + " grow long. 0..63; 0 = ordinary keys. Default: ${DEFAULT-VALUE}.")
     int degenerateHashBits;
 
+    @Option(names = "-file_keys", paramLabel = "<uint32>", order = 30, defaultValue = "0",
+            converter = GFlags.UInt32.class,
+            description = "Clockwork: key number k is block (k mod N) of file (k / N), its key"
+                    + " derived from the file's FileCacheKey (stable cache keys, docs/keys.md),"
+                    + " blocks -value_bytes apart, so the scheme's cost shows end to end. N is"
+                    + " this flag; 0 = cache_bench's keys. Not with -degenerate_hash_bits."
+                    + " Default: ${DEFAULT-VALUE}.")
+    long fileKeys;
+
     @Option(names = "-verify_values", paramLabel = "<bool>", order = 31, arity = "0..1",
             defaultValue = "false", fallbackValue = "true", converter = GFlags.Bool.class,
             description = "Clockwork only: stamp every value with its key (first 16 bytes) and a"
@@ -441,6 +450,10 @@ public final class BenchOptions {
         if (degenerateHashBits < 0 || degenerateHashBits > MAX_DEGENERATE_HASH_BITS) {
             return "-degenerate_hash_bits must be in [0, " + MAX_DEGENERATE_HASH_BITS + "], was "
                     + degenerateHashBits;
+        }
+        if (fileKeys != 0 && degenerateHashBits != 0) {
+            return "-file_keys and -degenerate_hash_bits cannot be used together (degenerate keys"
+                    + " are built from their hashes, file keys from their files)";
         }
         String problem = firstProblem(SizeChecks.shardBits(numShardBits),
                 SizeChecks.skew(skew), pinnedPerThread(),

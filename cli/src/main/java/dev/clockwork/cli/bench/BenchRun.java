@@ -135,7 +135,8 @@ final class BenchRun {
      */
     private int populateCache() {
         Random64 rnd = new Random64(seed);
-        KeyGen gen = new KeyGen(o.degenerateHashBits, hashSeed);
+        KeyGen gen = o.fileKeys != 0 ? KeyGen.fileKeys(o.maxKey(), o.fileKeys, o.valueBytes)
+                : new KeyGen(o.degenerateHashBits, hashSeed);
         long maxOccupancy = 0;
         long insertsSinceMaxOccupancyIncrease = 0;
         long keysSinceLastNotFound = 0;

@@ -70,7 +70,9 @@ final class BenchWorker {
         this.cache = cache;
         this.out = out;
         this.err = err;
-        this.gen = new KeyGen(o.degenerateHashBits, CacheFactory.hashSeedFor(seed));
+        this.gen = o.fileKeys != 0
+                ? KeyGen.fileKeys(o.maxKey(), o.fileKeys, o.valueBytes)
+                : new KeyGen(o.degenerateHashBits, CacheFactory.hashSeedFor(seed));
         this.scratch = values.scratch();
         this.thresholds = o.opMix().thresholds();
         this.maxKey = o.maxKey();

@@ -5,6 +5,10 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 import dev.clockwork.cache.hash.KeyHash;
+import dev.clockwork.cache.key.DbId;
+import dev.clockwork.cache.key.FileCacheKey;
+import dev.clockwork.cache.key.SessionId;
+import dev.clockwork.cache.key.SessionIdGenerator;
 
 /**
  * cache_bench's {@code KeyGen}: draws a skewed key number and turns it into a 16-byte cache key.
@@ -42,6 +46,10 @@ public final class KeyGen {
     private final long hashSeed;
     private long key0;
     private long key1;
+    /** With file keys ({@link #fileKeys}): each file's base key, else null. */
+    private final FileCacheKey[] files;
+    private final long blocksPerFile;
+    private final long blockBytes;
 
     /** Ordinary cache_bench keys. */
     public KeyGen() {
@@ -58,9 +66,36 @@ public final class KeyGen {
         }
         this.degenerateHashBits = degenerateHashBits;
         this.hashSeed = hashSeed;
+        this.files = null;
+        this.blocksPerFile = 0;
+        this.blockBytes = 0;
         data[0] = 42;
         data[9] = 11;
         data[18] = 4;
+    }
+
+    private KeyGen(FileCacheKey[] files, long blocksPerFile, long blockBytes) {
+        this.degenerateHashBits = 0;
+        this.hashSeed = 0;
+        this.files = files;
+        this.blocksPerFile = blocksPerFile;
+        this.blockBytes = blockBytes;
+    }
+
+    /**
+     * Keys of the stable scheme: key number {@code k} is block {@code k % blocksPerFile} of file
+     * {@code k / blocksPerFile}, at byte offset {@code block * blockBytes}, its key derived from
+     * the file's {@link FileCacheKey} (one database, one session, files numbered from 1).
+     */
+    public static KeyGen fileKeys(long maxKey, long blocksPerFile, long blockBytes) {
+        int n = Math.toIntExact(Math.max(1, (maxKey + blocksPerFile - 1) / blocksPerFile));
+        DbId db = new DbId(0x0123_4567_89ab_cdefL, 0x0fed_cba9_8765_4321L);
+        SessionId session = new SessionIdGenerator(0x5eed, 0xc10c).next();
+        FileCacheKey[] files = new FileCacheKey[n];
+        for (int i = 0; i < n; i++) {
+            files[i] = FileCacheKey.of(db, session, i + 1);
+        }
+        return new KeyGen(files, blocksPerFile, blockBytes);
     }
 
     /** Draws a key number in {@code [0, maxKey)} (0 when maxKey is 0), consuming skew + 1 values. */
@@ -77,6 +112,12 @@ public final class KeyGen {
 
     /** Sets {@link #key0()} and {@link #key1()} to the cache key for key number {@code key}. */
     public void encode(long key) {
+        if (files != null) {
+            FileCacheKey file = files[(int) (key / blocksPerFile)];
+            key0 = file.key0();
+            key1 = file.key1((key % blocksPerFile) * blockBytes);
+            return;
+        }
         if (degenerateHashBits != 0) {
             encodeDegenerate(key);
             return;

@@ -296,6 +296,20 @@ class BenchFlagsTest {
     }
 
     @Test
+    void fileKeysIsParsedAndRefusedWithDegenerateKeys() {
+        assertEquals(0, parse().fileKeys);
+        assertEquals(4096, parse("-file_keys=4096").fileKeys);
+        assertEquals(4096, parse("-file_keys=4096").forWarmup().fileKeys, "the warm-up's keys");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> parse("-file_keys=4096", "-degenerate_hash_bits=3"));
+        assertTrue(e.getMessage().contains("-file_keys"), e.getMessage());
+        Object[] r = RunMain.run("bench", "-file_keys=16", "-threads=1", "-ops_per_thread=2000",
+                "-cache_size=8000000", "-progress_interval=0");
+        assertEquals(0, r[0], (String) r[2]);
+        assertTrue(((String) r[1]).contains("Lookup hit ratio"), (String) r[1]);
+    }
+
+    @Test
     void verifyValuesIsABooleanDefaultingToFalse() {
         assertFalse(parse().verifyValues);
         assertTrue(parse("-verify_values").verifyValues);

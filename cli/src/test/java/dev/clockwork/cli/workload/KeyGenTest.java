@@ -196,4 +196,24 @@ class KeyGenTest {
         }
         assertNotEquals(0, KeyGen.mixKeyNumber(0));
     }
+
+    /** -file_keys: block k % N of file k / N, every key distinct, one key0 per file. */
+    @Test
+    void fileKeysAreDistinctAndShareKey0WithinAFile() {
+        KeyGen gen = KeyGen.fileKeys(10_000, 4096, 8192);
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        long firstKey0 = 0;
+        for (long k = 0; k < 10_000; k++) {
+            gen.encode(k);
+            org.junit.jupiter.api.Assertions.assertTrue(seen.add(gen.key0() + ":" + gen.key1()),
+                    "key " + k);
+            if (k == 0) {
+                firstKey0 = gen.key0();
+            } else if (k < 4096) {
+                org.junit.jupiter.api.Assertions.assertEquals(firstKey0, gen.key0(), "file 0");
+            } else {
+                org.junit.jupiter.api.Assertions.assertNotEquals(firstKey0, gen.key0(), "file 1+");
+            }
+        }
+    }
 }
