@@ -38,7 +38,8 @@ final class KeyCollisionRun {
     private final long[] fileNumbers;
     private final long[] sessionUppers;
     private final long[] sessionLowers;
-    private final long[] table;
+    /** The live files' reduced keys; dropped when the run ends (runs are kept for the totals). */
+    private long[] table;
     private final int tableMask;
     private final int shiftAway;
     private final int shiftAwayA;
@@ -108,6 +109,7 @@ final class KeyCollisionRun {
             }
         }
         filesDone = maxFiles;
+        table = null;
         return collisions;
     }
 
@@ -165,17 +167,5 @@ final class KeyCollisionRun {
         z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
         z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
         return z ^ (z >>> 31);
-    }
-
-    /** Share of table slots in use, sampled at 1,000 points as cache_bench reports it. */
-    double occupancy() {
-        int step = Math.max(1, tableMask / 1000);
-        int used = 0;
-        int sampled = 0;
-        for (int i = 0; i <= tableMask; i += step) {
-            sampled++;
-            used += table[i] != 0 ? 1 : 0;
-        }
-        return (double) used / sampled;
     }
 }

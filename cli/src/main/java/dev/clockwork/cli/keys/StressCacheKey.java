@@ -160,12 +160,15 @@ public final class StressCacheKey {
         node.put("multiplier", multiplier);
         long processes = 0;
         long sessions = 0;
+        long zeros = 0;
         for (int i = 0; i < runsDone; i++) {
             processes += runs.get(i).processCount;
             sessions += runs.get(i).sessionCount;
+            zeros += runs.get(i).zeros;
         }
         node.put("processes", processes);
         node.put("sessions", sessions);
+        node.put("zero_keys_skipped", zeros); // cache_bench prints "Hit Zero!" for each
         Json.putRounded(node, "elapsed_seconds", seconds);
         return node;
     }

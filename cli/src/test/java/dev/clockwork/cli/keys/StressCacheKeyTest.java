@@ -83,6 +83,20 @@ class StressCacheKeyTest {
                 "random " + random + " structured " + structured);
     }
 
+    /** RocksDB's proposed footer ids: one database, no re-opens, only restarts renew sessions. */
+    @Test
+    void runsWithFooterUniqueIds() {
+        // Within a process footer ids are distinct by construction: few bits kept, so that keys of
+        // different processes meet often enough.
+        Object[] r = RunMain.run(with("-json", "-sck_footer_unique_id", "-sck_keep_bits=20"));
+        assertEquals(0, r[0], (String) r[2]);
+        JsonNode json = Json.read(((String) r[1]).strip());
+        assertTrue(json.get("sck_footer_unique_id").asBoolean());
+        assertTrue(json.get("collisions").asLong() >= 15);
+        assertEquals(json.get("processes").asLong(), json.get("sessions").asLong(),
+                "one database: one session per process");
+    }
+
     @Test
     void refusesFlagsItCannotRun() {
         Object[] r = RunMain.run(with("-sck_table_bits=40"));
