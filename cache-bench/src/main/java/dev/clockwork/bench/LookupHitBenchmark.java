@@ -9,6 +9,8 @@ import dev.clockwork.offheap.FixedHyperClockCache;
 import dev.clockwork.offheap.HyperClockCache;
 import dev.clockwork.offheap.LruCache;
 import dev.clockwork.offheap.ShardedCache;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -322,6 +324,59 @@ public class LookupHitBenchmark {
     @Threads(1)
     public long caffeine_getIfPresentRead_1t(CaffeineState c, KeyCursor cursor) {
         return getIfPresentRead(c, keys[cursor.next(keyMask)]);
+    }
+
+    // ------------------------------------------------------------------ the floor
+
+    /**
+     * The least a reference-counted clock lookup can do, the target's yardstick: {@code entries}
+     * 64-byte slots in one native segment, each a meta word and a 16-byte key; a hit is an
+     * atomic add on the slot's meta word (acquire a reference), a compare of both key words, and
+     * another atomic add (release). No hashing (the slot is the key's index), no table, no
+     * handle, no stats, no checks beyond the segment's own.
+     */
+    @State(Scope.Benchmark)
+    public static class FloorState {
+        static final long SLOT = 64;
+        static final VarHandle META = ValueLayout.JAVA_LONG.varHandle();
+        Arena arena;
+        MemorySegment slots;
+
+        @Setup(Level.Trial)
+        public void fill(LookupHitBenchmark bench) {
+            arena = Arena.ofShared();
+            slots = arena.allocate(SLOT * bench.entries, 64);
+            for (long i = 0; i < bench.entries; i++) {
+                slots.set(ValueLayout.JAVA_LONG, i * SLOT + 8, i); // key0
+                slots.set(ValueLayout.JAVA_LONG, i * SLOT + 16, 0L); // key1
+            }
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
+            arena.close();
+        }
+    }
+
+    private static long floor(FloorState f, long key) {
+        long slot = key * FloorState.SLOT;
+        long meta = (long) FloorState.META.getAndAdd(f.slots, slot, 1L);
+        boolean found = f.slots.get(ValueLayout.JAVA_LONG, slot + 8) == key
+                && f.slots.get(ValueLayout.JAVA_LONG, slot + 16) == 0L;
+        FloorState.META.getAndAdd(f.slots, slot, -1L);
+        return found ? meta : -1;
+    }
+
+    @Benchmark
+    @Threads(1)
+    public long floor_acquireCompareRelease_1t(FloorState f, KeyCursor cursor) {
+        return floor(f, keys[cursor.next(keyMask)]);
+    }
+
+    @Benchmark
+    @Threads(2)
+    public long floor_acquireCompareRelease_2t(FloorState f, KeyCursor cursor) {
+        return floor(f, keys[cursor.next(keyMask)]);
     }
 
     // ------------------------------------------------------------------ two threads

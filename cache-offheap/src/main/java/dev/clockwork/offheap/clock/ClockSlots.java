@@ -42,9 +42,14 @@ public abstract class ClockSlots extends PaddedCounters {
         return (long) LONG.getAndAdd(slots, slot, delta);
     }
 
-    /** An undo or a release: only needs to order this thread's earlier reads before it. */
+    /**
+     * An undo or a release: it needs only release order (this thread's earlier reads of the
+     * entry happen before it), but it is a volatile add: HotSpot compiles {@code getAndAdd} to
+     * one {@code lock xadd} and {@code getAndAddRelease} to a CAS retry loop (only the volatile
+     * form is an intrinsic), and the stronger order is always correct.
+     */
     public final long getAndAddMetaRelease(long slot, long delta) {
-        return (long) LONG.getAndAddRelease(slots, slot, delta);
+        return (long) LONG.getAndAdd(slots, slot, delta);
     }
 
     public final long metaOpaque(long slot) {

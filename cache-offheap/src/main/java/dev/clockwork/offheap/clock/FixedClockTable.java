@@ -116,7 +116,8 @@ public final class FixedClockTable extends ClockShard {
     }
 
     private void addDisplacements(long slot, int delta) {
-        int unused = (int) INT.getAndAddRelease(slots, SlotLayout.displacementsOffset(slot), delta);
+        // Volatile, though release would do: one lock xadd instead of a CAS loop (ClockSlots).
+        int unused = (int) INT.getAndAdd(slots, SlotLayout.displacementsOffset(slot), delta);
     }
 
     @Override

@@ -60,8 +60,12 @@ public abstract class PaddedCounters extends ClockPointerField {
         }
     }
 
+    /**
+     * Volatile, though release would do: HotSpot compiles getAndAddRelease to a CAS retry loop,
+     * getAndAdd to one lock xadd (see ClockSlots#getAndAddMetaRelease).
+     */
     public final long addUsage(long delta) {
-        return (long) USAGE.getAndAddRelease((UsageField) this, delta);
+        return (long) USAGE.getAndAdd((UsageField) this, delta);
     }
 
     public final long usage() {
@@ -80,7 +84,8 @@ public abstract class PaddedCounters extends ClockPointerField {
         return (long) OCCUPANCY.getOpaque((OccupancyField) this);
     }
 
+    /** Volatile rather than release, as {@link #addUsage}. */
     public final long advanceClock(long step) {
-        return (long) CLOCK_POINTER.getAndAddRelease((ClockPointerField) this, step);
+        return (long) CLOCK_POINTER.getAndAdd((ClockPointerField) this, step);
     }
 }
