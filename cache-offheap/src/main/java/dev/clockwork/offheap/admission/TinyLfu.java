@@ -89,7 +89,6 @@ public final class TinyLfu implements Admission {
     /** State of the hash-flooding coin; racy on purpose (any bits will do). */
     private long coin = 0x2545_F491_4F6C_DD1DL;
 
-    /** A policy for a cache of {@code capacity} bytes (or entries, with charge 1 each). */
     /**
      * A policy for a cache of {@code capacity} bytes (or entries, with charge 1 each).
      *
