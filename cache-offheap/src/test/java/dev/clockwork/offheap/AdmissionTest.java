@@ -174,6 +174,34 @@ class AdmissionTest {
         assertEquals(before, NativeMemory.outstandingBytes());
     }
 
+    /** A new value for a present key is never refused, even by a policy that keeps every victim. */
+    @org.junit.jupiter.api.Test
+    void theLruNeverRefusesANewValueForAPresentKey() {
+        Admission keepEveryVictim = new Admission() {
+            @Override
+            public void recordAccess(long keyHash, boolean hit) {
+            }
+
+            @Override
+            public boolean admit(long candidateHash, long victimHash) {
+                return false;
+            }
+        };
+        try (Cache cache = Kind.LRU.custom.apply(keepEveryVictim)) {
+            for (long k = 0; k < ENTRIES; k++) {
+                assertTrue(cache.insert(k, 0, VALUE, 0, VALUE.length, 1, Priority.LOW));
+            }
+            byte[] bigger = new byte[16];
+            assertTrue(cache.insert(7, 0, bigger, 0, bigger.length, 2, Priority.LOW),
+                    "replacing key 7 with a larger charge, in a full cache");
+            long h = cache.lookup(7, 0);
+            assertNotEquals(Cache.MISS, h);
+            assertEquals(16, cache.valueSize(h));
+            cache.release(h);
+            assertEquals(0, cache.stats().admissionRejects());
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Kind.class)
     void anAcceptedInsertIsFoundByTheNextLookup(Kind kind) {

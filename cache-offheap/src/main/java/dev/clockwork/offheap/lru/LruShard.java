@@ -365,7 +365,9 @@ public final class LruShard extends LruList implements Shard {
      *   victim): the loser is evicted, and a winning candidate joins the main list as its newest
      *   probation entry (the bottom pool, or the high pool if inserted {@link Priority#HIGH});
      *   <li>else, if the new entry is bound for the main list, it is judged itself against the
-     *   victim: it is refused as soon as it loses (the victims it won against stay evicted);
+     *   victim: it is refused as soon as it loses (the victims it won against stay evicted),
+     *   unless it replaces its key's entry ({@code replacing}): a new value for a present key is
+     *   never refused;
      *   <li>else the main list is over its share: its oldest is evicted unasked.
      * </ul>
      * With an empty main list the window's oldest is evicted unasked. A window entry that loses
@@ -373,7 +375,7 @@ public final class LruShard extends LruList implements Shard {
      * (the caller counts it). When no room had to be made, a window over its share passes its
      * oldest to the main list unjudged (a cache filling up, as in Caffeine).
      */
-    private int evictForWindowed(long charge, long newKey) {
+    private int evictForWindowed(long charge, long newKey, boolean replacing) {
         boolean intoWindow = charge <= windowCapacity;
         long evicted = 0;
         long rejected = 0;
@@ -395,7 +397,7 @@ public final class LruShard extends LruList implements Shard {
                     evict(candidate);
                     rejected++;
                 }
-            } else if (!intoWindow) {
+            } else if (!intoWindow && !replacing) {
                 if (!admission.admit(newKey, key0(victim))) {
                     refusedNew = true;
                     break;
@@ -505,7 +507,8 @@ public final class LruShard extends LruList implements Shard {
         int placement = INTO_MAIN;
         if (admission != null) {
             followWindowShare();
-            placement = evictForWindowed(total, h0);
+            boolean replacing = RAW.get(INT, findLink(h0, h1)) != 0;
+            placement = evictForWindowed(total, h0, replacing);
             if (placement == REFUSED_BY_POLICY) {
                 return REJECTED;
             }
