@@ -21,6 +21,17 @@ class AdmissionTest {
     private static final int ENTRIES = 1000;
     private static final int HOT = ENTRIES * 6 / 10;
     private static final byte[] VALUE = new byte[8];
+    /** A policy that keeps every victim against every candidate (and has no window). */
+    private static final Admission KEEP_EVERY_VICTIM = new Admission() {
+        @Override
+        public void recordAccess(long keyHash, boolean hit) {
+        }
+
+        @Override
+        public boolean admit(long candidateHash, long victimHash) {
+            return false;
+        }
+    };
 
     enum Kind {
         FIXED(policy -> FixedHyperClockCache.builder().capacity(ENTRIES).estimatedEntryCharge(1)
@@ -144,17 +155,7 @@ class AdmissionTest {
     @EnumSource(Kind.class)
     void aRejectedInsertSaysSoMakesNoHandleAndFreesItsValue(Kind kind) {
         long before = NativeMemory.outstandingBytes();
-        Admission keepEveryVictim = new Admission() {
-            @Override
-            public void recordAccess(long keyHash, boolean hit) {
-            }
-
-            @Override
-            public boolean admit(long candidateHash, long victimHash) {
-                return false;
-            }
-        };
-        try (Cache cache = kind.custom.apply(keepEveryVictim)) {
+        try (Cache cache = kind.custom.apply(KEEP_EVERY_VICTIM)) {
             for (long k = 0; k < ENTRIES; k++) {
                 assertTrue(cache.insert(k, 0, VALUE, 0, VALUE.length, 1, Priority.LOW),
                         "no eviction needed: not asked");
@@ -177,17 +178,7 @@ class AdmissionTest {
     /** A new value for a present key is never refused, even by a policy that keeps every victim. */
     @org.junit.jupiter.api.Test
     void theLruNeverRefusesANewValueForAPresentKey() {
-        Admission keepEveryVictim = new Admission() {
-            @Override
-            public void recordAccess(long keyHash, boolean hit) {
-            }
-
-            @Override
-            public boolean admit(long candidateHash, long victimHash) {
-                return false;
-            }
-        };
-        try (Cache cache = Kind.LRU.custom.apply(keepEveryVictim)) {
+        try (Cache cache = Kind.LRU.custom.apply(KEEP_EVERY_VICTIM)) {
             for (long k = 0; k < ENTRIES; k++) {
                 assertTrue(cache.insert(k, 0, VALUE, 0, VALUE.length, 1, Priority.LOW));
             }
