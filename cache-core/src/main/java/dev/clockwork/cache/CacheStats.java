@@ -2,9 +2,13 @@ package dev.clockwork.cache;
 
 /**
  * A point-in-time snapshot of a cache's counters. Counters are summed over shards without a global
- * lock, so a snapshot taken under load is approximate but each counter is monotonic.
+ * lock, so a snapshot taken under load is approximate. Each counter is monotonic, except that hits
+ * and misses may step back by a few counts when threads sharing a counter stripe race (see
+ * {@code hits}).
  *
- * @param hits lookups that found the key (0 if the cache was built not to count lookups)
+ * @param hits lookups that found the key (0 if the cache was built not to count lookups); exact
+ *     for one thread, and may miss a few lookups that threads sharing a counter stripe make at
+ *     the same moment (counted without atomic instructions, to keep the hit path cheap)
  * @param misses lookups that did not (likewise)
  * @param inserts inserts that stored an entry in the table
  * @param standaloneInserts inserts that returned a pinned handle not indexed by the table

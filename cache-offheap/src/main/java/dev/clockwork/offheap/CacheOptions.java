@@ -111,8 +111,10 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
     }
 
     /**
-     * Whether lookups count hits and misses in {@code stats()} (default true). Off saves a
-     * striped counter increment per lookup; the other counters are always kept.
+     * Whether lookups count hits and misses in {@code stats()} (default true). A count is a plain
+     * add to a per-thread-group stripe, exact for one thread and approximate when more threads
+     * than stripes look up at once (see {@code LookupCounts}); off saves that add. The other
+     * counters are always kept, exactly.
      */
     public B recordStats(boolean record) {
         settings.recordStats = record;

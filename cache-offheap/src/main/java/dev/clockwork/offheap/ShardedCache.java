@@ -194,7 +194,11 @@ public abstract class ShardedCache implements Cache {
         long handle = lookupHashed(h0, h1);
         admission.recordAccess(h0, handle != MISS);
         if (stats.recordLookups) {
-            (handle == MISS ? stats.misses : stats.hits).increment();
+            if (handle == MISS) {
+                stats.lookups.miss();
+            } else {
+                stats.lookups.hit();
+            }
         }
         return handle;
     }
