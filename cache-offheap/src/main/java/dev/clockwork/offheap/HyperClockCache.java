@@ -170,7 +170,7 @@ public abstract class HyperClockCache extends ShardedCache {
     @Override
     long lookupHashed(long h0, long h1) {
         int shard = shardOf(h0);
-        long found = tables[shard].lookupToKeep(h0, h1);
+        long found = tables[shard].lookup(h0, h1);
         return found == FoundEntry.NONE ? MISS : handleOf(shard, found);
     }
 

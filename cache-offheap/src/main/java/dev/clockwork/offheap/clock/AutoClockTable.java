@@ -118,7 +118,7 @@ public final class AutoClockTable extends LinearHashChains {
     // ---------------------------------------------------------------- lookup
 
     @Override
-    long lookup(long h0, long h1) {
+    public long lookup(long h0, long h1) {
         return walk(h0, h1, false);
     }
 

@@ -185,9 +185,12 @@ public abstract class ClockProtocol extends ClockSlots {
      * belongs to by then, so a late or duplicate correction does no harm.
      */
     final void correctNearOverflow(long oldMeta, long slot) {
-        if (releaseCount(oldMeta) <= OVERFLOW_THRESHOLD) {
-            return;
+        if (releaseCount(oldMeta) > OVERFLOW_THRESHOLD) {
+            clearCounterTopBits(slot); // once per 2^25 releases: kept out of the release path
         }
+    }
+
+    private void clearCounterTopBits(long slot) {
         long word = metaOpaque(slot);
         while (isShareable(word) && releaseCount(word) > OVERFLOW_THRESHOLD) {
             long witness = compareAndExchangeMeta(slot, word, word & ~COUNTER_TOP_BITS);
@@ -350,22 +353,42 @@ public abstract class ClockProtocol extends ClockSlots {
 
     /**
      * Takes a reference if the slot holds a visible entry of this key, and returns that entry's
-     * stamp; undoes it and returns 0 otherwise. The stamp is the one whose tag is the word's the
+     * stamp; undoes it and returns 0 otherwise. Refused (given back, and an exception thrown) if
+     * the entry held {@link ClockMeta#MAX_REFS} references already. The stamp is the one whose tag is the word's the
      * reference went to ({@link #stampOf}), so that an entry that took the slot after ours (ours
      * freed, our reference taken from us: see {@link #giveBack}) is not mistaken for it.
      */
     final int tryReference(long slot, long h0, long h1) {
         long old = getAndAddMeta(slot, ACQUIRE_ONE);
-        if (isVisible(old)) {
-            if (key0(slot) == h0 && key1(slot) == h1) {
-                return stampOf(slot, old); // 0 if ours went meanwhile: nothing left to undo
+        if (isVisible(old) && key0(slot) == h0 && key1(slot) == h1) {
+            if (refCount(old) >= MAX_REFS) {
+                throw giveBackPastLimit(slot, old);
             }
-            undo(slot, stampOf(slot, old), 1);
-        } else if (isInvisible(old)) {
+            return stampOf(slot, old); // 0 if ours went meanwhile: nothing left to undo
+        }
+        undoStray(slot, old);
+        return 0;
+    }
+
+    /**
+     * Gives back a lookup's reference that took its entry past {@link ClockMeta#MAX_REFS}, and
+     * returns the exception to throw. Lookups racing at the limit each see the count before their
+     * own add, so together they pass it by at most their number; the counters have room for that.
+     */
+    private IllegalStateException giveBackPastLimit(long slot, long old) {
+        releaseOwn(slot, stampOf(slot, old));
+        return tooManyRefs();
+    }
+
+    /**
+     * Takes back a reference that went to another key's entry or to an erased one. Apart from
+     * {@link #tryReference} so that the hit path stays small enough to inline.
+     */
+    private void undoStray(long slot, long old) {
+        // Empty or under construction: the owner overwrites the word, stray increment and all.
+        if (isShareable(old)) {
             undo(slot, stampOf(slot, old), 1);
         }
-        // Empty or under construction: the owner overwrites the word, stray increment and all.
-        return 0;
     }
 
     /**

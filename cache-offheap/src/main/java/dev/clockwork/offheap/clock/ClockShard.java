@@ -113,24 +113,6 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
         return (data.freedCount + 1) * evictionEffortCap <= data.seenPinned;
     }
 
-    /**
-     * A lookup for a caller who keeps the reference: {@link #lookup}, refused past
-     * {@link ClockMeta#MAX_REFS} references. The count is read again after the reference is
-     * taken (the line is in this core's cache by then), so lookups racing at the limit may each
-     * pass it by one before they see it; the counters have room for that (see ClockMeta).
-     *
-     * @throws IllegalStateException if the entry already holds the most references it may (the
-     *     reference is given back first)
-     */
-    public final long lookupToKeep(long h0, long h1) {
-        long found = lookup(h0, h1);
-        if (found != FoundEntry.NONE && refCount(metaOpaque(FoundEntry.slot(found))) > MAX_REFS) {
-            releaseOwn(FoundEntry.slot(found), FoundEntry.stamp(found));
-            throw tooManyRefs();
-        }
-        return found;
-    }
-
     // ---------------------------------------------------------------- insert and capacity
 
     /**
@@ -421,10 +403,13 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
                            long countdown, boolean keepRef);
 
     /**
-     * Finds a visible entry and takes a reference; returns {@link FoundEntry} of its slot and stamp,
-     * or {@link FoundEntry#NONE}.
+     * Finds a visible entry and takes a reference, which the caller keeps; returns
+     * {@link FoundEntry} of its slot and stamp, or {@link FoundEntry#NONE}.
+     *
+     * @throws IllegalStateException if the entry already holds the most references it may,
+     *     {@link ClockMeta#MAX_REFS} (the reference is given back first)
      */
-    abstract long lookup(long h0, long h1);
+    public abstract long lookup(long h0, long h1);
 
     /** Erases a key; returns whether a visible entry was found. */
     public abstract boolean erase(long h0, long h1);

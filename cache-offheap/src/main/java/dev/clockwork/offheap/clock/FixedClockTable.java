@@ -126,8 +126,7 @@ public final class FixedClockTable extends ClockShard {
     }
 
     @Override
-    long lookup(long h0, long h1) {
-        long step = h0 | 1;
+    public long lookup(long h0, long h1) {
         long first = h1 & lengthMask;
         long slot = first << SLOT_SHIFT;
         // The home slot: reference first, look after (RocksDB's "optimistic" lookup). Most hits
@@ -137,7 +136,17 @@ public final class FixedClockTable extends ClockShard {
         if (stamp != 0) {
             return FoundEntry.of(slot, stamp);
         }
+        return lookupAway(h0, h1, first);
+    }
+
+    /**
+     * The rest of a lookup's probe sequence, after its home slot. Apart from {@link #lookup} so
+     * that the home-slot hit stays small enough for the JIT to inline into its callers.
+     */
+    private long lookupAway(long h0, long h1, long first) {
+        long step = h0 | 1;
         long index = first;
+        long slot = first << SLOT_SHIFT;
         while (displacements(slot) != 0) {
             index = (index + step) & lengthMask;
             if (index == first) {
@@ -150,7 +159,7 @@ public final class FixedClockTable extends ClockShard {
             // read of the key rejects strangers; the reference taken on a match is what makes the
             // answer safe, as the key is checked again while it is held.
             if (key0(slot) == h0 && key1(slot) == h1) {
-                stamp = tryReference(slot, h0, h1);
+                int stamp = tryReference(slot, h0, h1);
                 if (stamp != 0) {
                     return FoundEntry.of(slot, stamp);
                 }
