@@ -38,7 +38,7 @@ import java.util.Arrays;
  * a pop reads may be stale — the block may have been popped and written over meanwhile — but
  * then the head moved and the CAS fails; the read itself is safe because chunks stay mapped
  * until {@link #freeAll}. An allocation whose stripe is empty takes from the others before it
- * carves a chunk, so blocks freed on one thread's stripe serve every thread.
+ * takes fresh blocks, so blocks freed on one thread's stripe serve every thread.
  *
  * <p>Access modes: the head is read with acquire by a pop (it reads the top block's link next,
  * written before the push's CAS) and opaque by a push (a stale value only fails the CAS). Both
@@ -47,8 +47,10 @@ import java.util.Arrays;
  * there. Links are plain native accesses, ordered by those CASes. The chunk table is a volatile
  * field, one plain load on x86.
  *
- * <p>Carving takes this pool's monitor (rare: once per chunk): it allocates the chunk, links all
- * its blocks but the first, publishes the chunk in the table and pushes the list with one CAS.
+ * <p>Carving takes this pool's monitor, once per {@value #CARVE_BATCH} blocks never used before:
+ * it links a batch of the newest chunk's fresh blocks and pushes all but the first with one CAS
+ * (so a chunk's pages become resident as its blocks are used); when the chunk is used up it
+ * allocates the next, and publishes it in the table before any of its blocks is pushed.
  *
  * <h2>Invariants</h2>
  * <ul>
@@ -71,12 +73,14 @@ final class BlockPool {
     /** Longs between two heads: 128 bytes, so that adjacent-line prefetch does not pair them. */
     private static final int SPACING = 16;
     private static final int FIRST_TABLE_CHUNKS = 4;
+    /** Fresh blocks taken from the newest chunk at a time (one monitor entry per batch). */
+    private static final int CARVE_BATCH = 16;
     private static final long INDEX_MASK = 0xFFFF_FFFFL;
     private static final long TAG_ONE = 1L << 32;
     private static final long LINK_OFFSET = 0;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
     private static final VarHandle HEADS = MethodHandles.arrayElementVarHandle(long[].class);
-    /** Unscoped: for the chunk this thread has just carved and not yet published. */
+    /** Unscoped: for fresh blocks, which no other thread can reach yet, and for tests. */
     private static final MemorySegment RAW = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
     private final int sizeClass;
@@ -96,6 +100,9 @@ final class BlockPool {
     private volatile long[] chunkTable = new long[0];
     /** Chunks carved; under the monitor. */
     private int chunks;
+    /** The newest chunk's blocks never handed out: from here to {@link #freshEnd}; under the monitor. */
+    private long freshNext;
+    private long freshEnd;
     /** Set by {@link #freeAll}; under the monitor, so no chunk is carved after it. */
     private boolean closed;
 
@@ -126,13 +133,19 @@ final class BlockPool {
      */
     long allocate(MemorySegment mem) {
         int home = stripeOfThisThread();
+        long block = popAny(mem, home);
+        return block != 0 ? block : carve(mem, home);
+    }
+
+    /** Pops from the caller's stripe, else from the others in turn; 0 if all are empty. */
+    private long popAny(MemorySegment mem, int home) {
         for (int i = 0; i < STRIPES; i++) {
             long block = pop(mem, headSlot((home + i) & (STRIPES - 1)));
             if (block != 0) {
                 return block;
             }
         }
-        return carve(mem, home);
+        return 0;
     }
 
     /**
@@ -188,19 +201,39 @@ final class BlockPool {
     }
 
     /**
-     * Carves a chunk and returns its first block; pushes the rest on the caller's stripe. First
-     * looks at the stacks again: another thread may have carved while this one waited.
+     * Hands out a block never used before: the first of a batch of fresh blocks, the rest pushed
+     * on the caller's stripe; allocates a chunk when the newest one is used up. First looks at
+     * the stacks again: another thread may have refilled them while this one waited.
      */
     private synchronized long carve(MemorySegment mem, int home) {
         if (closed) {
             throw new IllegalStateException("cache is closed");
         }
-        for (int i = 0; i < STRIPES; i++) {
-            long block = pop(mem, headSlot((home + i) & (STRIPES - 1)));
-            if (block != 0) {
-                return block;
-            }
+        long popped = popAny(mem, home);
+        if (popped != 0) {
+            return popped;
         }
+        if (freshNext == freshEnd) {
+            addChunk();
+        }
+        long first = freshNext;
+        long batch = Math.min(CARVE_BATCH, (freshEnd - first) / blockBytes);
+        freshNext = first + batch * blockBytes;
+        if (batch > 1) {
+            // Linked and pushed only now, a batch at a time: a chunk's pages become resident as
+            // its blocks are used, not when it is allocated.
+            long second = first + blockBytes;
+            long last = first + (batch - 1) * blockBytes;
+            for (long block = second; block < last; block += blockBytes) {
+                RAW.set(INT, block + LINK_OFFSET, indexOf(RAW, block + blockBytes));
+            }
+            push(RAW, headSlot(home), second, last, indexOf(RAW, second));
+        }
+        return first;
+    }
+
+    /** Allocates a chunk, writes its header and publishes it in the table; under the monitor. */
+    private void addChunk() {
         if (chunks == maxChunks) {
             throw new OutOfMemoryError("value slab class of " + blockBytes
                     + "-byte blocks is full (" + maxChunks + " chunks of " + (1L << chunkShift)
@@ -210,11 +243,6 @@ final class BlockPool {
         long chunk = NativeAllocator.allocateAligned(chunkBytes, chunkBytes);
         int number = chunks;
         RAW.set(INT, chunk, number);
-        long first = chunk + SizeClasses.CHUNK_HEADER_BYTES;
-        long last = first + (blocksPerChunk - 1) * blockBytes;
-        for (long block = first + blockBytes; block < last; block += blockBytes) {
-            RAW.set(INT, block + LINK_OFFSET, indexOf(RAW, block + blockBytes));
-        }
         long[] table = chunkTable;
         if (number == table.length) {
             table = Arrays.copyOf(table, Math.max(FIRST_TABLE_CHUNKS, 2 * table.length));
@@ -222,11 +250,8 @@ final class BlockPool {
         table[number] = chunk; // the old array's readers never look at this index
         chunkTable = table; // volatile: published before any block of the chunk is pushed
         chunks = number + 1;
-        if (blocksPerChunk > 1) {
-            long second = first + blockBytes;
-            push(RAW, headSlot(home), second, last, indexOf(RAW, second));
-        }
-        return first;
+        freshNext = chunk + SizeClasses.CHUNK_HEADER_BYTES;
+        freshEnd = freshNext + blocksPerChunk * blockBytes;
     }
 
     /** Native bytes of the chunks carved so far (none once freed). */
@@ -263,7 +288,8 @@ final class BlockPool {
     }
 
     /**
-     * Bytes of the chunks that no handed-out block covers: free blocks, headers and tails. Walks
+     * Bytes of the chunks that no handed-out block covers: free and fresh blocks, headers and
+     * tails. Walks
      * the stacks: only when nothing else runs.
      */
     synchronized long idleBytes() {
@@ -271,7 +297,7 @@ final class BlockPool {
             return 0;
         }
         long perChunk = (1L << chunkShift) - blocksPerChunk * blockBytes;
-        return chunks * perChunk + freeBlocks() * blockBytes;
+        return chunks * perChunk + (freshEnd - freshNext) + freeBlocks() * blockBytes;
     }
 
     @Override

@@ -25,8 +25,9 @@ package dev.clockwork.offheap.memory;
  * <p>Chunks: each class's chunk is the smallest power of two, at least {@link #MIN_CHUNK_SHIFT}
  * (64 KiB), that holds {@link #MIN_BLOCKS_PER_CHUNK} blocks, and is aligned to its size. Its first
  * {@link #CHUNK_HEADER_BYTES} are the header; what is left after the last whole block is lost, at
- * most one block, so under 1/64 (1.6%) of the chunk; 0.1–1.6% by class. Chunks run from 64 KiB
- * (every class up to 1 KiB) to 1 MiB (the 10–16 KiB classes); one chunk of every class is 9 MiB.
+ * most one block, so under 1/256 (0.4%) of the chunk; 0.1–0.4% by class (a power-of-two block
+ * loses one block to the header). Chunks run from 64 KiB (every class up to 256 bytes) to 4 MiB
+ * (the 10–16 KiB classes); one chunk of every class is 32.5 MiB of address space.
  */
 public final class SizeClasses {
     /** Values up to this many bytes are carved from slabs; longer ones are malloc'd. */
@@ -46,7 +47,7 @@ public final class SizeClasses {
             FINE_CLASSES + ((MAX_LENGTH_SHIFT - FINE_LIMIT_SHIFT) << STEP_SHIFT);
 
     static final int MIN_CHUNK_SHIFT = 16;
-    static final int MIN_BLOCKS_PER_CHUNK = 64;
+    static final int MIN_BLOCKS_PER_CHUNK = 256;
     /** The chunk's number in its class, then unused: blocks start 64-byte aligned. */
     static final int CHUNK_HEADER_BYTES = 64;
 

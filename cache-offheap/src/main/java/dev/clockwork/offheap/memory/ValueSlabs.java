@@ -24,9 +24,11 @@ import java.lang.foreign.MemorySegment;
  * <ul>
  *   <li>each block's slack: under 16 bytes for values up to 256 bytes; above, under 25% of the
  *       length and 9% on average ({@link SizeClasses});</li>
- *   <li>per chunk, its 64-byte header and the tail after its last whole block: 0.1–1.6%;</li>
- *   <li>per class in use, at most one chunk not yet handed out (64 KiB to 1 MiB; 9 MiB if all
- *       {@link SizeClasses#COUNT} (40) classes are in use): a floor for small caches;</li>
+ *   <li>per chunk, its 64-byte header and the tail after its last whole block: 0.1–0.4%;</li>
+ *   <li>per class in use, the newest chunk's blocks not yet handed out (chunks of 64 KiB to
+ *       4 MiB; 32.5 MiB if all {@link SizeClasses#COUNT} (40) classes are in use): counted as
+ *       allocated, but their pages become resident only as blocks are handed out, 16 at a
+ *       time;</li>
  *   <li>free blocks. Chunks are never returned before close, so each class keeps as many blocks
  *       as it ever had live at once. When the mix of value sizes shifts, the blocks of the classes
  *       no longer used stay stranded until close: the slabs hold the sum over classes of each

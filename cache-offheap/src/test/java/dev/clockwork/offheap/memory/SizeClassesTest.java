@@ -61,12 +61,12 @@ class SizeClassesTest {
         for (int c = 0; c < SizeClasses.COUNT; c++) {
             long chunk = 1L << SizeClasses.chunkShift(c);
             int blocks = SizeClasses.blocksPerChunk(c);
-            assertTrue(chunk >= 64 * 1024 && chunk <= 1024 * 1024, "chunk " + chunk);
+            assertTrue(chunk >= 64 * 1024 && chunk <= 4096 * 1024, "chunk " + chunk);
             assertTrue(blocks >= SizeClasses.MIN_BLOCKS_PER_CHUNK - 1, "blocks " + blocks);
             long tail = chunk - SizeClasses.CHUNK_HEADER_BYTES
                     - (long) blocks * SizeClasses.blockBytes(c);
             assertTrue(tail >= 0 && tail < SizeClasses.blockBytes(c));
-            assertTrue(tail + SizeClasses.CHUNK_HEADER_BYTES <= chunk / 64, "waste in class " + c);
+            assertTrue(tail + SizeClasses.CHUNK_HEADER_BYTES <= chunk / 256, "waste in class " + c);
             // a block index (chunk number | granule) has 32 bits
             assertTrue(SizeClasses.chunkShift(c) - SizeClasses.GRANULE_SHIFT < 32);
         }
