@@ -23,11 +23,15 @@ package dev.clockwork.offheap.memory;
  * checks these bounds. Multiples of 16 up to 256 and every power of two fit exactly.
  *
  * <p>Chunks: each class's chunk is the smallest power of two, at least {@link #MIN_CHUNK_SHIFT}
- * (64 KiB), that holds {@link #MIN_BLOCKS_PER_CHUNK} blocks, and is aligned to its size. Its first
+ * (1 MiB), that holds {@link #MIN_BLOCKS_PER_CHUNK} blocks, and is aligned to its size. Its first
  * {@link #CHUNK_HEADER_BYTES} are the header; what is left after the last whole block is lost, at
- * most one block, so under 1/256 (0.4%) of the chunk; 0.1–0.4% by class (a power-of-two block
- * loses one block to the header). Chunks run from 64 KiB (every class up to 256 bytes) to 4 MiB
- * (the 10–16 KiB classes); one chunk of every class is 32.5 MiB of address space.
+ * most one block, so under 1/256 (0.4%) of the chunk; 0.01–0.4% by class (a power-of-two block
+ * loses one block to the header). Chunks are 1 MiB up to 4 KiB blocks, 2 MiB and 4 MiB above;
+ * one chunk of every class is 56 MiB of address space (its pages resident only as used). Why no
+ * smaller chunks: glibc serves an aligned request below its mmap threshold (128 KiB) from the
+ * heap, splitting off and touching the alignment slack around it, which cost LRU at 64-byte values
+ * more resident memory than the 16-byte malloc headers the slabs save; at 1 MiB and above it maps
+ * the chunk, touching one page beside it.
  */
 public final class SizeClasses {
     /** Values up to this many bytes are carved from slabs; longer ones are malloc'd. */
@@ -46,7 +50,7 @@ public final class SizeClasses {
     public static final int COUNT =
             FINE_CLASSES + ((MAX_LENGTH_SHIFT - FINE_LIMIT_SHIFT) << STEP_SHIFT);
 
-    static final int MIN_CHUNK_SHIFT = 16;
+    static final int MIN_CHUNK_SHIFT = 20;
     static final int MIN_BLOCKS_PER_CHUNK = 256;
     /** The chunk's number in its class, then unused: blocks start 64-byte aligned. */
     static final int CHUNK_HEADER_BYTES = 64;

@@ -24,9 +24,9 @@ import java.lang.foreign.MemorySegment;
  * <ul>
  *   <li>each block's slack: under 16 bytes for values up to 256 bytes; above, under 25% of the
  *       length and 9% on average ({@link SizeClasses});</li>
- *   <li>per chunk, its 64-byte header and the tail after its last whole block: 0.1–0.4%;</li>
- *   <li>per class in use, the newest chunk's blocks not yet handed out (chunks of 64 KiB to
- *       4 MiB; 32.5 MiB if all {@link SizeClasses#COUNT} (40) classes are in use): counted as
+ *   <li>per chunk, its 64-byte header and the tail after its last whole block: 0.01–0.4%;</li>
+ *   <li>per class in use, the newest chunk's blocks not yet handed out (chunks of 1 to 4 MiB;
+ *       56 MiB if all {@link SizeClasses#COUNT} (40) classes are in use): counted as
  *       allocated, but their pages become resident only as blocks are handed out, 16 at a
  *       time;</li>
  *   <li>free blocks. Chunks are never returned before close, so each class keeps as many blocks

@@ -61,7 +61,7 @@ class SizeClassesTest {
         for (int c = 0; c < SizeClasses.COUNT; c++) {
             long chunk = 1L << SizeClasses.chunkShift(c);
             int blocks = SizeClasses.blocksPerChunk(c);
-            assertTrue(chunk >= 64 * 1024 && chunk <= 4096 * 1024, "chunk " + chunk);
+            assertTrue(chunk >= 1024 * 1024 && chunk <= 4096 * 1024, "chunk " + chunk);
             assertTrue(blocks >= SizeClasses.MIN_BLOCKS_PER_CHUNK - 1, "blocks " + blocks);
             long tail = chunk - SizeClasses.CHUNK_HEADER_BYTES
                     - (long) blocks * SizeClasses.blockBytes(c);
