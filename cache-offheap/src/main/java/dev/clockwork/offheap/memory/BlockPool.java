@@ -54,7 +54,9 @@ import java.util.Arrays;
  *
  * <h2>Invariants</h2>
  * <ul>
- *   <li>Every block is either on exactly one stack or owned by exactly one caller.</li>
+ *   <li>Every block of a carved chunk is in exactly one of three places: on one stack, owned by
+ *       one caller, or fresh (never handed out: from {@code freshNext} to {@code freshEnd} of
+ *       the newest chunk).</li>
  *   <li>A chunk is in the table before any of its blocks is on a stack (so a pop that sees a
  *       block's index in a head also sees its chunk: the head's acquire read orders the table's
  *       volatile read after the carving thread's publication).</li>
