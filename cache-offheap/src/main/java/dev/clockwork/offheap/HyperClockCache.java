@@ -16,7 +16,6 @@ import dev.clockwork.offheap.memory.CacheMemory;
 import dev.clockwork.offheap.memory.CloseGate;
 import dev.clockwork.offheap.memory.EntryStamp;
 import dev.clockwork.offheap.shard.ShardSizing;
-import dev.clockwork.offheap.memory.NativeAllocator;
 
 /**
  * A sharded cache over {@link ClockShard}s: the HyperClock protocol of RocksDB's
@@ -243,7 +242,7 @@ public abstract class HyperClockCache extends ShardedCache {
             stats.standaloneInserts.increment();
             return handle;
         }
-        NativeAllocator.free(address, length);
+        memory.values.freeGuarded(address, length); // inside the gate
         if (result == ClockShard.INSERT_REFUSED) {
             stats.memoryLimitRejects.increment();
             return MISS;

@@ -8,7 +8,6 @@ import dev.clockwork.offheap.lru.LruHandle;
 import dev.clockwork.offheap.lru.LruShard;
 import dev.clockwork.offheap.memory.CacheMemory;
 import dev.clockwork.offheap.memory.EntryStamp;
-import dev.clockwork.offheap.memory.NativeAllocator;
 import dev.clockwork.offheap.memory.RecordSlab;
 import dev.clockwork.offheap.shard.ShardSizing;
 
@@ -118,7 +117,7 @@ public final class LruCache extends ShardedCache {
             BuilderSettings o = settings;
             Admission admission = o.admissionFor(true);
             LruShard[] shards = makeShards(new LruShard[1 << shardBits], memory,
-                    (shard, shardCapacity, usageLimit, mem) -> new LruShard(mem.all(), shard,
+                    (shard, shardCapacity, usageLimit, mem) -> new LruShard(mem.all(), mem.values, shard,
                             shardBits, mem.stampSalt, mem.stats, shardCapacity, usageLimit,
                             maxChunks, o.strictCapacityLimit, o.highPriPoolRatio(),
                             o.lowPriPoolRatio, o.chargeMetadata, admission));
@@ -181,7 +180,7 @@ public final class LruCache extends ShardedCache {
             stats.inserts.increment();
             return keepRef ? result : 1;
         }
-        NativeAllocator.free(address, length);
+        memory.values.free(address, length); // outside the shard's lock: may race close
         if (result == LruShard.REFUSED) {
             stats.memoryLimitRejects.increment();
             return MISS;

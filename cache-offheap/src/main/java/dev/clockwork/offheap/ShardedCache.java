@@ -11,7 +11,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import dev.clockwork.offheap.memory.CacheMemory;
-import dev.clockwork.offheap.memory.NativeAllocator;
 import dev.clockwork.offheap.memory.StatsCounters;
 import dev.clockwork.offheap.memory.ValueHeader;
 import dev.clockwork.offheap.shard.Shard;
@@ -343,7 +342,7 @@ public abstract class ShardedCache implements Cache {
         }
         long h0 = KeyHash.hash0(key0, key1, hashSeed);
         long h1 = KeyHash.hash1FromHash0(h0, key1);
-        long address = NativeAllocator.allocate(length);
+        long address = memory.values.allocate(length);
         try {
             if (segment != null) {
                 MemorySegment.copy(segment, 0, memory.all(), address, length);
@@ -352,7 +351,7 @@ public abstract class ShardedCache implements Cache {
                         length);
             }
         } catch (RuntimeException | Error e) {
-            NativeAllocator.free(address, length); // closed meanwhile, or a bad source segment
+            memory.values.free(address, length); // closed meanwhile, or a bad source segment
             throw e;
         }
         try {
@@ -362,7 +361,7 @@ public abstract class ShardedCache implements Cache {
             }
             return result;
         } catch (OutOfMemoryError | IllegalStateException e) {
-            NativeAllocator.free(address, length); // never stored (insertCopied's contract)
+            memory.values.free(address, length); // never stored (insertCopied's contract)
             throw e;
         }
     }
@@ -474,5 +473,6 @@ public abstract class ShardedCache implements Cache {
         memory.closeArena();
         ShardSizing.forEachShard(shards, Shard::freeAll);
         freeOutsideShards();
+        memory.values.freeAll(); // last: the walks above leave slab blocks to their chunks
     }
 }

@@ -160,8 +160,8 @@ class AutoHyperClockCacheTest {
         assertEquals(0, cache.pinnedUsage());
         assertEquals(0, cache.standaloneUsage());
         long metadata = cache.tableSlots() * SlotLayout.SLOT_BYTES;
-        assertEquals(NativeMemory.outstandingBytes() - cache.standaloneRecordBytes() + metadata,
-                cache.usage());
+        assertEquals(ModelAccess.nativeBytesAtValueLengths(cache) - cache.standaloneRecordBytes()
+                + metadata, cache.usage());
         var stats = cache.stats();
         assertTrue(stats.hits() > 0 && stats.misses() > 0 && stats.evictions() > 0, stats::toString);
         assertEquals(cache.entryCount(), cache.chainReport().entries());
@@ -462,8 +462,8 @@ class AutoHyperClockCacheTest {
         }
         assertEquals(cache.entryCount(), found);
         assertEquals(cache.entryCount(), cache.chainReport().entries());
-        assertEquals(NativeMemory.outstandingBytes() + reservedSlots * SlotLayout.SLOT_BYTES,
-                cache.usage());
+        assertEquals(ModelAccess.nativeBytesAtValueLengths(cache)
+                + reservedSlots * SlotLayout.SLOT_BYTES, cache.usage());
     }
 
     // ---------------------------------------------------------------- degenerate hashes
@@ -549,7 +549,7 @@ class AutoHyperClockCacheTest {
         assertEquals(used, cache.tableSlots(), "premise: the table did not grow");
         assertEquals(0, cache.pinnedUsage());
         assertEquals(0, cache.standaloneUsage());
-        assertEquals(NativeMemory.outstandingBytes() - cache.standaloneRecordBytes()
+        assertEquals(ModelAccess.nativeBytesAtValueLengths(cache) - cache.standaloneRecordBytes()
                 + used * SlotLayout.SLOT_BYTES, cache.usage());
         var stats = cache.stats();
         assertTrue(stats.hits() > 0 && stats.misses() > 0 && stats.evictions() > 0, stats::toString);

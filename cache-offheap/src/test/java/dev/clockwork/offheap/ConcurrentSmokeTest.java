@@ -62,8 +62,8 @@ class ConcurrentSmokeTest {
             assertEquals(0, cache.pinnedUsage());
             assertEquals(0, cache.standaloneUsage());
             // Charges equal value lengths and metadata is the table, so usage is native bytes.
-            assertEquals(NativeMemory.outstandingBytes() - cache.standaloneRecordBytes(),
-                    cache.usage());
+            assertEquals(ModelAccess.nativeBytesAtValueLengths(cache)
+                    - cache.standaloneRecordBytes(), cache.usage());
             assertTrue(cache.usage() <= cache.capacity() + 64 * 1024,
                     "usage " + cache.usage() + " far over capacity");
             var stats = cache.stats();

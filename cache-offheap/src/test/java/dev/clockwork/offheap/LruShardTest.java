@@ -12,7 +12,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import dev.clockwork.offheap.lru.LruShard;
 import dev.clockwork.offheap.memory.CacheMemory;
-import dev.clockwork.offheap.memory.NativeAllocator;
 import dev.clockwork.offheap.memory.RecordSlab;
 
 /** The list and pool rules of one LRU shard, read off its list. */
@@ -26,7 +25,7 @@ class LruShardTest {
     }
 
     private LruShard shard(long capacity, double high, double low, int maxRecordChunks) {
-        shard = new LruShard(memory.all(), 0, 0, memory.stampSalt, memory.stats, capacity,
+        shard = new LruShard(memory.all(), memory.values, 0, 0, memory.stampSalt, memory.stats, capacity,
                 CacheOptions.MAX_USAGE, maxRecordChunks, false, high, low, false, null);
         return shard;
     }
@@ -37,6 +36,7 @@ class LruShardTest {
             shard.freeAll();
         }
         memory.closeArena();
+        memory.values.freeAll();
         assertEquals(0, NativeMemory.outstandingBytes(), "native bytes leaked");
     }
 
@@ -45,10 +45,10 @@ class LruShardTest {
     }
 
     private long insert(long key, Priority priority, boolean keepRef) {
-        long value = NativeAllocator.allocate(8);
+        long value = memory.values.allocate(8);
         long e = shard.insert(key, h1(key), value, 8, CHARGE, priority, keepRef);
         if (e == LruShard.DROPPED || e == LruShard.REFUSED) {
-            NativeAllocator.free(value, 8);
+            memory.values.free(value, 8);
         }
         return e;
     }

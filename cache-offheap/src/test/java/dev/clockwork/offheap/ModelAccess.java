@@ -6,6 +6,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import dev.clockwork.offheap.clock.ClockShard;
 import dev.clockwork.offheap.lru.LruShard;
+import dev.clockwork.offheap.memory.ValueSlabs;
 
 /**
  * Test-only window on per-shard state, for the model-based tests in
@@ -34,6 +35,31 @@ public final class ModelAccess {
     /** Native bytes a HyperClock cache holds for standalone records (values not included). */
     public static long standaloneRecordBytes(Cache cache) {
         return ((HyperClockCache) cache).standaloneRecordBytes();
+    }
+
+    /**
+     * Bytes of a cache's value slabs that hold no value (free blocks, chunk headers and tails);
+     * walks the free lists, so only while no other thread uses the cache.
+     */
+    public static long idleValueBytes(Cache cache) {
+        return ((ShardedCache) cache).memory.values.idleBytes();
+    }
+
+    /** Native bytes of a cache's value slab chunks, values in them or not. */
+    public static long valueChunkBytes(Cache cache) {
+        return ((ShardedCache) cache).memory.values.chunkBytes();
+    }
+
+    /**
+     * Native bytes as if every value were malloc'd at exactly its length: the outstanding bytes
+     * less the slabs' idle bytes and each visited value's block slack. With no other thread using
+     * the cache, and every value visible to {@link Cache#forEachEntry} (no standalone entries).
+     */
+    public static long nativeBytesAtValueLengths(Cache cache) {
+        long[] slack = new long[1];
+        cache.forEachEntry((key0, key1, value, charge) -> slack[0] +=
+                ValueSlabs.footprint((int) value.byteSize()) - value.byteSize(), 1024);
+        return NativeMemory.outstandingBytes() - idleValueBytes(cache) - slack[0];
     }
 
     /** Per-shard readings of one moment. Arrays are indexed by shard. */

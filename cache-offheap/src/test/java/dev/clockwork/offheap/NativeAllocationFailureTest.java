@@ -15,6 +15,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import dev.clockwork.offheap.memory.NativeAllocator;
 import dev.clockwork.offheap.memory.RecordSlab;
+import dev.clockwork.offheap.memory.SizeClasses;
 
 /**
  * Native allocation failures (injected: malloc "returns NULL") at every allocation an insert
@@ -62,40 +63,32 @@ class NativeAllocationFailureTest {
         }
     }
 
-    /** The value's own allocation fails: nothing is stored, nothing changes. */
+    /**
+     * The value's own allocation fails: nothing is stored, nothing changes. A 333-byte value is
+     * the first of its size class, so its slab carves a chunk, and that fails; a value longer than
+     * the slabs' largest class is malloc'd alone, and that fails.
+     */
     private void valueAllocationFails(Cache cache) {
+        valueAllocationFails(cache, 2, 333, 1L << SizeClasses.chunkShift(SizeClasses.classOf(333)));
+        valueAllocationFails(cache, 3, 20_000, 20_000);
+    }
+
+    private void valueAllocationFails(Cache cache, long key, int length, long failedBytes) {
         cache.insert(1, ~1L, value(1, 100), 0, 100, 100, Priority.LOW);
         long usage = cache.usage();
         long entries = cache.entryCount();
         long bytes = NativeMemory.outstandingBytes();
         NativeAllocator.failAllocationAfter(0);
         OutOfMemoryError e = assertThrows(OutOfMemoryError.class,
-                () -> cache.insert(2, ~2L, value(2, 333), 0, 333, 333, Priority.LOW));
-        assertTrue(e.getMessage().contains("333 bytes"), e.getMessage());
+                () -> cache.insert(key, ~key, value(key, length), 0, length, length, Priority.LOW));
+        assertTrue(e.getMessage().contains(" " + failedBytes + " bytes"), e.getMessage());
         assertEquals(usage, cache.usage());
         assertEquals(entries, cache.entryCount());
         assertEquals(bytes, NativeMemory.outstandingBytes());
-        assertEquals(Cache.MISS, cache.lookup(2, ~2L));
-        assertTrue(cache.insert(2, ~2L, value(2, 333), 0, 333, 333, Priority.LOW));
+        assertEquals(Cache.MISS, cache.lookup(key, ~key));
+        assertTrue(cache.insert(key, ~key, value(key, length), 0, length, length, Priority.LOW));
         assertReads(cache, 1, 100);
-        assertReads(cache, 2, 333);
-    }
-
-    @Test
-    void fixedValueAllocation() {
-        valueAllocationFails(track(FixedHyperClockCache.builder().capacity(1 << 20)
-                .estimatedEntryCharge(256).numShardBits(0).build()));
-    }
-
-    @Test
-    void autoValueAllocation() {
-        valueAllocationFails(track(AutoHyperClockCache.builder().capacity(1 << 20)
-                .numShardBits(0).build()));
-    }
-
-    @Test
-    void lruValueAllocation() {
-        valueAllocationFails(track(LruCache.builder().capacity(1 << 20).numShardBits(0).build()));
+        assertReads(cache, key, length);
     }
 
     /**
@@ -109,7 +102,8 @@ class NativeAllocationFailureTest {
         long first = cache.insertPinned(7, ~7L, value(7, 50), 0, 50, 50, Priority.LOW);
         long usage = cache.usage();
         long bytes = NativeMemory.outstandingBytes();
-        NativeAllocator.failAllocationAfter(1); // the value succeeds, the standalone slot fails
+        // The value comes from its slab (no malloc); the standalone records' first allocation fails.
+        NativeAllocator.failAllocationAfter(0);
         assertThrows(OutOfMemoryError.class,
                 () -> cache.insertPinned(7, ~7L, value(8, 60), 0, 60, 60, Priority.LOW));
         assertEquals(usage, cache.usage());
@@ -138,7 +132,7 @@ class NativeAllocationFailureTest {
         long bytes = NativeMemory.outstandingBytes();
         long entries = cache.entryCount();
         long key = RecordSlab.RECORDS_PER_CHUNK;
-        NativeAllocator.failAllocationAfter(1); // the value succeeds, the chunk fails
+        NativeAllocator.failAllocationAfter(0); // the value comes from its slab, the chunk fails
         OutOfMemoryError e = assertThrows(OutOfMemoryError.class,
                 () -> cache.insert(key, ~key, value(key, 16), 0, 16, 16, Priority.LOW));
         assertTrue(e.getMessage().contains(RecordSlab.CHUNK_BYTES + " bytes"), e.getMessage());
@@ -162,7 +156,8 @@ class NativeAllocationFailureTest {
         for (long k = 0; k < 16; k++) {
             assertTrue(cache.insert(k, ~k, value(k, 16), 0, 16, 16, Priority.LOW));
         }
-        NativeAllocator.failAllocationAfter(1); // the value succeeds, the bigger bucket array fails
+        // The value comes from its slab (no malloc); the bigger bucket array fails.
+        NativeAllocator.failAllocationAfter(0);
         assertTrue(cache.insert(16, ~16L, value(16, 16), 0, 16, 16, Priority.LOW));
         for (long k = 17; k < 200; k++) {
             assertTrue(cache.insert(k, ~k, value(k, 16), 0, 16, 16, Priority.LOW));

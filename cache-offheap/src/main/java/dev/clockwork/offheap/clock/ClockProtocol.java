@@ -20,7 +20,6 @@ import static dev.clockwork.offheap.clock.ClockMeta.releaseCount;
 import dev.clockwork.offheap.ShardedCache;
 import dev.clockwork.offheap.memory.CloseGate;
 import dev.clockwork.offheap.memory.EntryStamp;
-import dev.clockwork.offheap.memory.NativeAllocator;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 
@@ -515,7 +514,7 @@ public abstract class ClockProtocol extends ClockSlots {
         // seen before the address is cleared and before free writes into the value's memory.
         VarHandle.storeStoreFence();
         LONG.set(slots, SlotLayout.valueAddressOffset(slot), 0L);
-        NativeAllocator.free(address, length); // unscoped: cannot fail half way
+        memory.values.freeGuarded(address, length); // unscoped: cannot fail half way
         publishMeta(slot, ClockMeta.EMPTY);
     }
 

@@ -8,7 +8,6 @@ import static dev.clockwork.offheap.clock.SlotLayout.SLOT_BYTES;
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.offheap.CacheOptions;
 import dev.clockwork.offheap.ShardedCache;
-import dev.clockwork.offheap.memory.NativeAllocator;
 import dev.clockwork.offheap.shard.Shard;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -377,7 +376,7 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
         for (long slot = 0; slot < end; slot += SLOT_BYTES) {
             long address = raw.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot));
             if (address != 0) {
-                NativeAllocator.free(address,
+                memory.values.freeAtClose(address,
                         raw.get(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot)));
             }
         }

@@ -22,7 +22,7 @@ import dev.clockwork.offheap.memory.ValueHeader;
  *  |                 Hashed key, second half (h1)                 | 16
  *  |                                                              |
  *  +--------------------------------------------------------------+
- *  |                 Value address (malloc'd)                     | 24
+ *  |                 Value address (ValueSlabs)                   | 24
  *  |                                                              |
  *  +--------------------------------------------------------------+
  *  |                 Charge (what counts against capacity)        | 32

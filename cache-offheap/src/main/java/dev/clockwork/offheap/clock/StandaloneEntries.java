@@ -6,7 +6,6 @@ import dev.clockwork.offheap.ShardedCache;
 import dev.clockwork.offheap.memory.CacheMemory;
 import dev.clockwork.offheap.memory.CloseGate;
 import dev.clockwork.offheap.memory.EntryStamp;
-import dev.clockwork.offheap.memory.NativeAllocator;
 import dev.clockwork.offheap.memory.RecordSlab;
 import dev.clockwork.offheap.memory.ValueHeader;
 
@@ -133,7 +132,7 @@ public final class StandaloneEntries {
             shard = RAW.get(INT, record + SHARD_OFFSET);
             slab.free(slab.indexOf(record)); // the stamp moves on: ours alone to free from here
         }
-        NativeAllocator.free(valueAddress, length);
+        memory.values.freeGuarded(valueAddress, length); // inside the close gate
         tables[shard].standaloneUsage.addAndGet(-charge);
         tables[shard].addUsage(-charge);
         return true;
@@ -172,7 +171,7 @@ public final class StandaloneEntries {
         }
         slab.forEachCarved(record -> {
             if (EntryStamp.isLive(RAW.get(INT, record + ValueHeader.STAMP_OFFSET))) {
-                NativeAllocator.free(RAW.get(LONG, record + ValueHeader.VALUE_ADDRESS_OFFSET),
+                memory.values.freeAtClose(RAW.get(LONG, record + ValueHeader.VALUE_ADDRESS_OFFSET),
                         RAW.get(INT, record + ValueHeader.VALUE_LENGTH_OFFSET));
             }
         });

@@ -23,6 +23,7 @@ import dev.clockwork.offheap.memory.EntryStamp;
 import dev.clockwork.offheap.memory.NativeAllocator;
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.offheap.memory.RecordSlab;
+import dev.clockwork.offheap.memory.ValueSlabs;
 import dev.clockwork.offheap.memory.StatsCounters;
 import dev.clockwork.offheap.shard.Shard;
 
@@ -69,6 +70,8 @@ public final class LruShard extends LruList implements Shard {
     /** Whether {@link #freeAll} has freed the memory (it waits for a visit to end, see there). */
     private boolean freed;
     private final RecordSlab slab;
+    /** The cache's values: freed here under the lock, allocated by the cache. */
+    private final ValueSlabs values;
     /** Asked before an insert evicts each entry, oldest first; null: evict unasked. */
     private final Admission admission;
     private final int shardNumber;
@@ -97,12 +100,14 @@ public final class LruShard extends LruList implements Shard {
      * @param capacity at most {@code usageLimit}
      * @param usageLimit the shard's share of {@link CacheOptions#MAX_USAGE}
      * @param maxRecordChunks the most chunks its records may take ({@link RecordSlab#maxChunks})
+     * @param values the cache's values, which this shard frees (evicted, erased, released)
      */
-    public LruShard(MemorySegment mem, int shardNumber, int shardBits, long stampSalt, StatsCounters stats,
+    public LruShard(MemorySegment mem, ValueSlabs values, int shardNumber, int shardBits, long stampSalt, StatsCounters stats,
              long capacity, long usageLimit, int maxRecordChunks, boolean strict,
              double highRatio, double lowRatio, boolean chargeMetadata, Admission admission) {
         super(highRatio, lowRatio, chargeMetadata, admission != Admission.ALWAYS);
         this.admission = admission == Admission.ALWAYS ? null : admission;
+        this.values = values;
         this.shardNumber = shardNumber;
         this.usageLimit = usageLimit;
         this.shardBits = shardBits;
@@ -332,7 +337,7 @@ public final class LruShard extends LruList implements Shard {
         long valueAddress = RAW.get(LONG, e + VALUE_ADDRESS_OFFSET);
         int valueLength = RAW.get(INT, e + VALUE_LENGTH_OFFSET);
         slab.free(slab.indexOf(e));
-        NativeAllocator.free(valueAddress, valueLength);
+        values.freeGuarded(valueAddress, valueLength); // under the lock: close waits for it
     }
 
     /**
@@ -583,7 +588,7 @@ public final class LruShard extends LruList implements Shard {
         freed = true;
         slab.forEachCarved(record -> {
             if (RecordSlab.isLive(RAW.get(INT, record + STAMP_OFFSET))) {
-                NativeAllocator.free(RAW.get(LONG, record + VALUE_ADDRESS_OFFSET),
+                values.freeAtClose(RAW.get(LONG, record + VALUE_ADDRESS_OFFSET),
                         RAW.get(INT, record + VALUE_LENGTH_OFFSET));
             }
         });

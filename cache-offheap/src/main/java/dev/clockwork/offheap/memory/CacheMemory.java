@@ -7,10 +7,12 @@ import java.lang.foreign.MemorySegment;
  * The native-memory context of one cache: a shared arena that owns nothing but the right to be
  * closed, and views of native memory scoped to it.
  *
- * <p>Values and tables are malloc'd (see {@link NativeAllocator}) and reached only through views
- * scoped to this arena. {@code close()} closes the arena first — after which every access through
- * those views, by any thread, throws {@link IllegalStateException} — and only then frees the
- * memory. So a thread racing with close gets an exception, never a read of freed memory.
+ * <p>Values come from the cache's {@link ValueSlabs} (slab blocks, or malloc for long values),
+ * tables are malloc'd (see {@link NativeAllocator}); both are reached only through views scoped
+ * to this arena. {@code close()} closes the arena first — after which every access through those
+ * views, by any thread, throws {@link IllegalStateException} — and only then frees the memory,
+ * the value slabs last. So a thread racing with close gets an exception, never a read of freed
+ * memory.
  */
 public final class CacheMemory {
     private final Arena arena = Arena.ofShared();
@@ -19,6 +21,8 @@ public final class CacheMemory {
     /** The same, read-only: handing out a value view then costs one slice, not two objects. */
     private final MemorySegment allReadOnly = all.asReadOnly();
     public final StatsCounters stats;
+    /** Every value of the cache is allocated and freed here; its chunks are freed last at close. */
+    public final ValueSlabs values = new ValueSlabs(all);
     /**
      * Seeds every slot's and record's first stamp ({@link EntryStamp}); random per cache, so that
      * another cache's handles, and handles made up from this one's, name nothing here.

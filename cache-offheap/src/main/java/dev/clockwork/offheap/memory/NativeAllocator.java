@@ -13,13 +13,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Native memory for cache values and tables: libc {@code malloc}/{@code free} through FFM
- * downcalls, plus a process-wide count of outstanding bytes that tests assert returns to zero.
+ * Native memory for tables, record and value slab chunks, and values too long for a slab: libc
+ * {@code malloc}/{@code free} through FFM downcalls, plus a process-wide count of outstanding bytes
+ * that tests assert returns to zero.
  *
- * <p>Why malloc rather than slabs carved from an {@link java.lang.foreign.Arena}: an arena frees
- * only as a whole, so per-entry memory needs an allocator either way; glibc's malloc is a mature
- * concurrent size-class allocator with per-thread caches, and a downcall costs tens of nanoseconds
- * next to an 8 KiB copy (figures in docs/benchmarks.md, "Allocator").
+ * <p>Values up to {@link SizeClasses#MAX_LENGTH} bytes are blocks of the cache's
+ * {@link ValueSlabs}, carved from chunks allocated here, because a slab stays mapped until the
+ * cache closes (an optimistic reader never faults) and a block costs a CAS rather than a
+ * downcall. Longer values are malloc'd one by one: glibc's malloc is a mature concurrent
+ * size-class allocator with per-thread caches, and a downcall costs tens of nanoseconds next to
+ * a copy of more than 16 KiB (figures in docs/benchmarks.md, "Allocator").
  *
  * <p>Both downcalls are declared with {@code long} instead of {@code ADDRESS} for pointers: on the
  * 64-bit ABIs we support they are passed in the same integer register, and a {@code long} avoids

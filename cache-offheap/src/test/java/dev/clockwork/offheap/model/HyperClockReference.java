@@ -11,6 +11,7 @@ import java.util.List;
 import dev.clockwork.offheap.CacheOptions;
 import dev.clockwork.offheap.HyperClockOptions;
 import dev.clockwork.offheap.clock.ClockShard;
+import dev.clockwork.offheap.memory.ValueSlabs;
 
 /**
  * The reference model of a HyperClock cache (fixed or Auto table), single-threaded.
@@ -79,8 +80,9 @@ import dev.clockwork.offheap.clock.ClockShard;
  * Auto table has grown to) + charges of its table entries (visible, or erased but pinned) + charges
  * of its standalone entries; {@code standaloneUsage()} and {@code pinnedUsage()} (with 64 bytes per
  * pinned table slot when metadata is charged) match the model exactly after every step; native
- * bytes = the table (fixed) + every live value's length + 64 per standalone slot, again exactly or
- * within the range the entry counts allow.
+ * bytes = the table (fixed) + every live value's footprint ({@code ValueSlabs#footprint}: its slab
+ * block, or its length if malloc'd) + 64 per standalone slot, again exactly or within the range the
+ * entry counts allow; the value slabs' idle bytes (free blocks, chunk headers and tails) aside.
  */
 final class HyperClockReference extends ReferenceModel {
 
@@ -381,7 +383,7 @@ final class HyperClockReference extends ReferenceModel {
                 }
                 if (e.standalone) {
                     standalone += e.charge;
-                    standaloneNative += e.length;
+                    standaloneNative += ValueSlabs.footprint(e.length);
                 } else {
                     table.add(e);
                     if (e.refs > 0) {
@@ -403,9 +405,9 @@ final class HyperClockReference extends ReferenceModel {
             checkCapacity(s);
         }
         long nativeNow = NativeMemory.outstandingBytes() - nativeAfterBuild
-                - ModelAccess.standaloneRecordBytes(cache);
-        check(nativeNow >= nativeLo && nativeNow <= nativeHi, "native bytes beyond the table and"
-                + " the standalone records: " + nativeNow + ", the model's live values need "
+                - ModelAccess.standaloneRecordBytes(cache) - ModelAccess.idleValueBytes(cache);
+        check(nativeNow >= nativeLo && nativeNow <= nativeHi, "native bytes beyond the table, the"
+                + " standalone records and idle slab bytes: " + nativeNow + ", the model's live values need "
                 + (nativeLo == nativeHi ? "exactly " + nativeLo : nativeLo + ".." + nativeHi));
     }
 
@@ -419,10 +421,10 @@ final class HyperClockReference extends ReferenceModel {
                 continue; // dropped by the accounting check just now
             }
             if (sure(e)) {
-                sure += e.length;
+                sure += ValueSlabs.footprint(e.length);
                 sureCount++;
             } else {
-                unsure.add((long) e.length);
+                unsure.add(ValueSlabs.footprint(e.length));
             }
         }
         int m = (int) (post.occupancy[s] - sureCount);
@@ -461,9 +463,13 @@ final class HyperClockReference extends ReferenceModel {
     void checkEmpty() {
         check(hcc().standaloneUsage() == 0, "standaloneUsage() " + hcc().standaloneUsage()
                 + " with nothing held");
-        long records = ModelAccess.standaloneRecordBytes(cache);
-        check(NativeMemory.outstandingBytes() == nativeAfterBuild + records, "native bytes "
-                + (NativeMemory.outstandingBytes() - nativeAfterBuild - records)
-                + " above the empty cache's and its standalone records' after erasing everything");
+        // The value slabs keep their chunks until close, every block of them free by now.
+        long kept = ModelAccess.standaloneRecordBytes(cache) + ModelAccess.idleValueBytes(cache);
+        check(ModelAccess.valueChunkBytes(cache) == ModelAccess.idleValueBytes(cache),
+                "value slab blocks still handed out after erasing everything");
+        check(NativeMemory.outstandingBytes() == nativeAfterBuild + kept, "native bytes "
+                + (NativeMemory.outstandingBytes() - nativeAfterBuild - kept)
+                + " above the empty cache's, its standalone records' and its value slabs' after"
+                + " erasing everything");
     }
 }

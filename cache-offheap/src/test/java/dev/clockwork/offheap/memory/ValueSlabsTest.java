@@ -1,0 +1,210 @@
+package dev.clockwork.offheap.memory;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Allocation, reuse, concurrent use and close of one cache's value slabs. */
+class ValueSlabsTest {
+    private static final MemorySegment RAW = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+
+    private CacheMemory memory;
+    private ValueSlabs slabs;
+    private long baseline;
+
+    @BeforeEach
+    void open() {
+        baseline = NativeAllocator.outstandingBytes();
+        memory = new CacheMemory(false);
+        slabs = new ValueSlabs(memory.all());
+    }
+
+    @AfterEach
+    void close() {
+        memory.closeArena();
+        slabs.freeAll();
+        assertEquals(baseline, NativeAllocator.outstandingBytes(), "native bytes leaked");
+    }
+
+    @Test
+    void blocksAreDistinctAlignedAndReusedAfterFree() {
+        int length = 100;
+        int c = SizeClasses.classOf(length);
+        Set<Long> seen = new HashSet<>();
+        List<Long> blocks = new ArrayList<>();
+        for (int i = 0; i < 3 * SizeClasses.blocksPerChunk(c); i++) { // three chunks
+            long block = slabs.allocate(length);
+            assertEquals(0, block % SizeClasses.GRANULE, "alignment");
+            assertTrue(seen.add(block), "block handed out twice");
+            RAW.asSlice(block, length).fill((byte) i);
+            blocks.add(block);
+        }
+        assertEquals(3L << SizeClasses.chunkShift(c), slabs.chunkBytes());
+        assertEquals(0, slabs.freeBlocks(c));
+        for (long block : blocks) {
+            slabs.free(block, length);
+        }
+        assertEquals(blocks.size(), slabs.freeBlocks(c));
+        Set<Long> again = new HashSet<>();
+        for (int i = 0; i < blocks.size(); i++) {
+            long block = slabs.allocate(length + 5); // same class
+            assertTrue(seen.contains(block), "a freed block is reused before a chunk is carved");
+            assertTrue(again.add(block), "block handed out twice");
+        }
+        assertEquals(3L << SizeClasses.chunkShift(c), slabs.chunkBytes(), "no chunk carved");
+        for (long block : again) {
+            slabs.freeGuarded(block, length);
+        }
+    }
+
+    @Test
+    void blocksOfAChunkDoNotOverlap() {
+        for (int length : new int[] {0, 16, 17, 255, 257, 1000, 8192, SizeClasses.MAX_LENGTH}) {
+            long a = slabs.allocate(length);
+            long b = slabs.allocate(length);
+            long block = SizeClasses.blockBytes(SizeClasses.classOf(length));
+            assertTrue(Math.abs(a - b) >= block, "blocks of " + length + " overlap");
+            slabs.free(a, length);
+            slabs.free(b, length);
+        }
+    }
+
+    @Test
+    void longValuesAreMallocdAndFreedByLength() {
+        long before = NativeAllocator.outstandingBytes();
+        int length = SizeClasses.MAX_LENGTH + 1;
+        long address = slabs.allocate(length);
+        assertEquals(before + length, NativeAllocator.outstandingBytes());
+        assertEquals(0, slabs.chunkBytes());
+        slabs.free(address, length);
+        assertEquals(before, NativeAllocator.outstandingBytes());
+    }
+
+    @Test
+    void badLengthsAreRefusedNamingTheArgument() {
+        var e = assertThrows(IllegalArgumentException.class, () -> slabs.allocate(-1));
+        assertTrue(e.getMessage().contains("length"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> slabs.free(8, -3));
+        assertThrows(IllegalArgumentException.class, () -> slabs.freeGuarded(8, -3));
+    }
+
+    @Test
+    void closeFreesEveryChunkWithBlocksStillOut() {
+        for (int length = 0; length <= SizeClasses.MAX_LENGTH; length += 97) {
+            slabs.allocate(length);
+        }
+        long carved = slabs.chunkBytes();
+        assertTrue(carved > 0);
+        assertEquals(baseline + carved, NativeAllocator.outstandingBytes());
+        memory.closeArena();
+        slabs.freeAll();
+        assertEquals(baseline, NativeAllocator.outstandingBytes());
+        // After close: allocation is refused, a late unguarded free is dropped quietly.
+        assertThrows(IllegalStateException.class, () -> slabs.allocate(64));
+        slabs.free(12345 << 4, 64);
+    }
+
+    @Test
+    void freeAtCloseLeavesBlocksToTheirChunks() {
+        long block = slabs.allocate(64);
+        long big = slabs.allocate(SizeClasses.MAX_LENGTH + 100);
+        memory.closeArena();
+        slabs.freeAtClose(block, 64);
+        slabs.freeAtClose(big, SizeClasses.MAX_LENGTH + 100);
+        slabs.freeAll();
+        assertEquals(baseline, NativeAllocator.outstandingBytes());
+    }
+
+    /**
+     * Threads allocate, tag each block with their id and a sequence number, check the tag is still
+     * theirs before freeing, and free to their own stripe while others take from it: a block handed
+     * to two owners at once is caught when one finds the other's tag.
+     */
+    @Test
+    void concurrentAllocateAndFreeNeverHandAFreeBlockToTwoOwners() throws Exception {
+        int threads = 4;
+        int rounds = 200_000;
+        int[] lengths = {24, 64, 64, 300, 8192};
+        CountDownLatch start = new CountDownLatch(1);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            long tag = (long) (t + 1) << 48;
+            workers.add(new Thread(() -> {
+                SplittableRandom random = new SplittableRandom(tag);
+                long[] held = new long[64];
+                int[] heldLength = new int[held.length];
+                long[] heldTag = new long[held.length];
+                try {
+                    start.await();
+                    for (int i = 0; i < rounds && failure.get() == null; i++) {
+                        int k = random.nextInt(held.length);
+                        if (held[k] != 0) {
+                            long found = RAW.get(ValueLayout.JAVA_LONG, held[k] + 8);
+                            if (found != heldTag[k]) {
+                                throw new AssertionError("block " + held[k] + " tagged "
+                                        + Long.toHexString(found) + ", expected "
+                                        + Long.toHexString(heldTag[k]));
+                            }
+                            if ((i & 1) == 0) {
+                                slabs.free(held[k], heldLength[k]);
+                            } else {
+                                slabs.freeGuarded(held[k], heldLength[k]);
+                            }
+                            held[k] = 0;
+                        } else {
+                            int length = lengths[random.nextInt(lengths.length)];
+                            long block = slabs.allocate(length);
+                            heldTag[k] = tag | i;
+                            RAW.set(ValueLayout.JAVA_LONG, block + 8, heldTag[k]);
+                            held[k] = block;
+                            heldLength[k] = length;
+                        }
+                    }
+                    for (int k = 0; k < held.length; k++) {
+                        if (held[k] != 0) {
+                            slabs.free(held[k], heldLength[k]);
+                        }
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            }));
+        }
+        workers.forEach(Thread::start);
+        start.countDown();
+        for (Thread w : workers) {
+            w.join();
+        }
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+        // Every block handed out is back, once: the chunks hold no live block, and draining the
+        // stacks yields each block once.
+        assertEquals(slabs.chunkBytes(), slabs.idleBytes(), "blocks still out after every free");
+        for (int length : new int[] {24, 64, 300, 8192}) {
+            int c = SizeClasses.classOf(length);
+            Set<Long> distinct = new HashSet<>();
+            long free = slabs.freeBlocks(c);
+            assertNotEquals(0, free);
+            for (long i = 0; i < free; i++) {
+                assertTrue(distinct.add(slabs.allocate(length)), "a block is on the stacks twice");
+            }
+            assertEquals(0, slabs.freeBlocks(c));
+        }
+    }
+}
