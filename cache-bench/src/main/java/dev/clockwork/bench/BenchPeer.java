@@ -26,7 +26,8 @@ import org.caffinitas.ohc.OHCacheBuilder;
  *   <li>{@code clockwork-fixed}, {@code clockwork-auto}, {@code clockwork-lru}: key {@code (k, 0)}
  *       (16 bytes, in the slot or record); the value copied once into native memory on insert.
  *       {@link #hit} reads through the zero-copy {@code value(h)} view between lookup and
- *       release; {@link #hitCopy} copies into the caller's buffer ({@code copyValue}).</li>
+ *       release; {@link #hitCopy} copies into the caller's buffer with {@code get}, which takes no
+ *       reference on the HyperClock tables (the LRU pins while it copies).</li>
  *   <li>{@code caffeine} (bounded, W-TinyLFU, default executor) and {@code chm} (a
  *       {@code ConcurrentHashMap}, unbounded, no policy: an on-heap upper bound): key a
  *       {@link Key16} object, the value a {@code byte[]} cloned from the caller's buffer on insert
@@ -135,13 +136,8 @@ abstract class BenchPeer implements AutoCloseable {
 
         @Override
         long hitCopy(long key, byte[] buffer) {
-            long h = cache.lookup(key, 0L);
-            if (h == Cache.MISS) {
-                return MISS;
-            }
-            int n = cache.copyValue(h, buffer, 0);
-            cache.release(h);
-            return buffer[n - 1];
+            int n = cache.get(key, 0L, buffer, 0);
+            return n == Cache.ABSENT ? MISS : buffer[n - 1];
         }
 
         @Override

@@ -45,7 +45,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *       slot; LRU: takes the shard's lock and unlinks the entry from its list) + release
  *       (HyperClock: another atomic add; LRU: the lock again, and the entry goes back to the
  *       newest end of the high pool, as a hit); {@code lookupReadRelease} also
- *       reads the value's first long through {@code value(h)}. Nothing is copied.</li>
+ *       reads the value's first long through {@code value(h)}. Nothing is copied.
+ *       {@code get} copies the whole value into a thread's buffer without taking a reference
+ *       (HyperClock tables; LRU pins while copying), then reads its first long.</li>
  *   <li><b>Caffeine</b>: a bounded {@code Cache<Long, byte[]>} ({@code maximumSize = entries},
  *       maintenance run on the calling thread) holding the same number of 64-byte arrays on the
  *       heap. Keys are {@code Long}s boxed once at setup, so lookups allocate no key.
@@ -291,6 +293,21 @@ public class LookupHitBenchmark {
         return first;
     }
 
+    /**
+     * A thread's buffer for {@code get}: one value's bytes, then 128 bytes no one writes, so that
+     * two threads' buffers (allocated side by side) never share a cache line.
+     */
+    @State(Scope.Thread)
+    public static class CopyBuffer {
+        final byte[] bytes = new byte[VALUE_BYTES + 128];
+    }
+
+    /** {@code get}: copies the value out without a reference, then reads its first long. */
+    private static long get(ShardedCache cache, long key, byte[] dst) {
+        int length = cache.get(key, 0L, dst, 0);
+        return length < 0 ? -1 : (long) LONG_LE.get(dst, 0);
+    }
+
     private static byte[] getIfPresent(CaffeineState c, int key) {
         return c.cache.getIfPresent(c.boxed[key]);
     }
@@ -312,6 +329,12 @@ public class LookupHitBenchmark {
     @Threads(1)
     public long clockwork_lookupReadRelease_1t(ClockworkState c, KeyCursor cursor) {
         return lookupReadRelease(c.cache, keys[cursor.next(keyMask)]);
+    }
+
+    @Benchmark
+    @Threads(1)
+    public long clockwork_get_1t(ClockworkState c, KeyCursor cursor, CopyBuffer buffer) {
+        return get(c.cache, keys[cursor.next(keyMask)], buffer.bytes);
     }
 
     @Benchmark
@@ -391,6 +414,12 @@ public class LookupHitBenchmark {
     @Threads(2)
     public long clockwork_lookupReadRelease_2t(ClockworkState c, KeyCursor cursor) {
         return lookupReadRelease(c.cache, keys[cursor.next(keyMask)]);
+    }
+
+    @Benchmark
+    @Threads(2)
+    public long clockwork_get_2t(ClockworkState c, KeyCursor cursor, CopyBuffer buffer) {
+        return get(c.cache, keys[cursor.next(keyMask)], buffer.bytes);
     }
 
     @Benchmark

@@ -150,6 +150,73 @@ public interface Cache extends AutoCloseable {
      */
     long copyValue(long handle, MemorySegment dst, long offset);
 
+    /** What {@link #get} returns for a key that is not in the cache. */
+    int ABSENT = -1;
+
+    /**
+     * Copies the value of a key into {@code dst} at {@code offset}, without keeping a handle:
+     * "look up, copy, let go" in one call. The off-heap HyperClock caches do it without writing
+     * anything other threads read (no reference is taken: the copy is validated
+     * against the entry's stamp afterwards and retried if the entry changed meanwhile), so readers
+     * of one hot entry on many cores do not contend; other caches pin the entry while copying.
+     * Counts as a lookup in {@link #stats()} and for admission, as {@link #lookup} does.
+     *
+     * <p>A copy overtaken by the entry's eviction or replacement is retried; the bytes it wrote
+     * stay in {@code dst} if the retry then finds nothing ({@link #ABSENT}) or a value too long.
+     *
+     * @return the value's length, or {@link #ABSENT} if the key is not cached
+     * @throws IllegalArgumentException if the value does not fit in {@code dst} after
+     *     {@code offset} (nothing is copied then, but see above)
+     * @throws IndexOutOfBoundsException if {@code offset} is not in {@code [0, dst.length]}
+     */
+    default int get(long key0, long key1, byte[] dst, int offset) {
+        Args.requireNonNull("dst", dst);
+        if (offset < 0 || offset > dst.length) {
+            throw new IndexOutOfBoundsException(
+                    "offset " + offset + " is outside [0, dst.length = " + dst.length + "]");
+        }
+        long handle = lookup(key0, key1);
+        if (handle == MISS) {
+            return ABSENT;
+        }
+        try {
+            checkRoom(valueSize(handle), dst.length - offset, offset);
+            return copyValue(handle, dst, offset);
+        } finally {
+            release(handle);
+        }
+    }
+
+    private static void checkRoom(long size, long room, long offset) {
+        if (size > room) {
+            throw new IllegalArgumentException("dst has room for " + room + " bytes at offset "
+                    + offset + ", value has " + size);
+        }
+    }
+
+    /**
+     * As {@link #get(long, long, byte[], int)}, into a segment.
+     *
+     * @throws IndexOutOfBoundsException if {@code offset} is not in {@code [0, dst.byteSize()]}
+     */
+    default long get(long key0, long key1, MemorySegment dst, long offset) {
+        Args.requireNonNull("dst", dst);
+        if (offset < 0 || offset > dst.byteSize()) {
+            throw new IndexOutOfBoundsException(
+                    "offset " + offset + " is outside [0, dst.byteSize() = " + dst.byteSize() + "]");
+        }
+        long handle = lookup(key0, key1);
+        if (handle == MISS) {
+            return ABSENT;
+        }
+        try {
+            checkRoom(valueSize(handle), dst.byteSize() - offset, offset);
+            return copyValue(handle, dst, offset);
+        } finally {
+            release(handle);
+        }
+    }
+
     /** The charge a pinned entry counts against capacity (excluding metadata). */
     long charge(long handle);
 

@@ -161,6 +161,17 @@ public final class CheckedCache implements Cache {
         return cache.copyValue(pinOf(pin).handle, dst, offset);
     }
 
+    /** Holds no handle, so nothing to check: the wrapped cache's own read (write-free there). */
+    @Override
+    public int get(long key0, long key1, byte[] dst, int offset) {
+        return cache.get(key0, key1, dst, offset);
+    }
+
+    @Override
+    public long get(long key0, long key1, MemorySegment dst, long offset) {
+        return cache.get(key0, key1, dst, offset);
+    }
+
     @Override
     public long charge(long pin) {
         return cache.charge(pinOf(pin).handle);

@@ -22,8 +22,10 @@ import java.lang.foreign.MemorySegment;
  *
  * <h2>Costs</h2>
  * Hashing uses a two-{@code long} scratch array per thread, so a call allocates nothing beyond
- * the {@code byte[]} that {@link #get(byte[])} returns. Every lookup pins the entry only while its
- * value is copied and releases it in a {@code finally} block.
+ * the {@code byte[]} that {@link #get(byte[])} returns. Copies into a caller's buffer are
+ * {@link Cache#get}, which on the HyperClock caches takes no reference at all; {@link #get(byte[])},
+ * which must learn the size first, pins the entry while it copies and releases it in a
+ * {@code finally} block.
  *
  * <p>Thread-safe whenever the wrapped cache is (all {@link Cache} implementations are).
  */
@@ -81,7 +83,7 @@ public final class CopyingCache implements AutoCloseable {
         checkDst(dst, offset);
         long[] h = SCRATCH.get();
         Murmur3.hash128(key, 0, key.length, seed, h);
-        return copyOut(h[0], h[1], dst, offset);
+        return cache.get(h[0], h[1], dst, offset);
     }
 
     /** {@link #put(byte[], byte[], Priority)} with {@link Priority#LOW}. */
@@ -133,7 +135,7 @@ public final class CopyingCache implements AutoCloseable {
         checkDst(dst, offset);
         long[] h = SCRATCH.get();
         Murmur3.hash128(key, 0, key.byteSize(), seed, h);
-        return copyOut(h[0], h[1], dst, offset);
+        return cache.get(h[0], h[1], dst, offset);
     }
 
     /**
@@ -148,20 +150,7 @@ public final class CopyingCache implements AutoCloseable {
         Args.requireNonNull("dst", dst);
         long[] h = SCRATCH.get();
         Murmur3.hash128(key, 0, key.byteSize(), seed, h);
-        long handle = cache.lookup(h[0], h[1]);
-        if (handle == Cache.MISS) {
-            return -1;
-        }
-        try {
-            long size = cache.valueSize(handle);
-            if (size > dst.byteSize()) {
-                throw new IllegalArgumentException("dst too small: value is " + size
-                        + " bytes, dst has " + dst.byteSize());
-            }
-            return cache.copyValue(handle, dst, 0);
-        } finally {
-            cache.release(handle);
-        }
+        return cache.get(h[0], h[1], dst, 0);
     }
 
     /** {@link #put(MemorySegment, MemorySegment, Priority)} with {@link Priority#LOW}. */
@@ -213,24 +202,6 @@ public final class CopyingCache implements AutoCloseable {
             byte[] out = new byte[(int) size];
             cache.copyValue(handle, out, 0);
             return out;
-        } finally {
-            cache.release(handle);
-        }
-    }
-
-    private int copyOut(long key0, long key1, byte[] dst, int offset) {
-        long handle = cache.lookup(key0, key1);
-        if (handle == Cache.MISS) {
-            return -1;
-        }
-        try {
-            long size = cache.valueSize(handle);
-            int room = dst.length - offset;
-            if (size > room) {
-                throw new IllegalArgumentException("dst too small: value is " + size
-                        + " bytes, dst has " + room + " from offset " + offset);
-            }
-            return cache.copyValue(handle, dst, offset);
         } finally {
             cache.release(handle);
         }

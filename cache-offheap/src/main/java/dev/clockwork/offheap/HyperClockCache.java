@@ -173,6 +173,23 @@ public abstract class HyperClockCache extends ShardedCache {
         return found == FoundEntry.NONE ? MISS : handleOf(shard, found);
     }
 
+    /** The token is the table's {@link FoundEntry}: slot and full stamp; the shard is h0's. */
+    @Override
+    long findUnpinned(long h0, long h1) {
+        long found = tables[shardOf(h0)].findUnreferenced(h0, h1);
+        return found == FoundEntry.NONE ? NOT_FOUND : found;
+    }
+
+    @Override
+    long unpinnedRecord(long h0, long token) {
+        return tables[shardOf(h0)].rawAddress + FoundEntry.slot(token);
+    }
+
+    @Override
+    int unpinnedStamp(long token) {
+        return FoundEntry.stamp(token);
+    }
+
     @Override
     public boolean release(long handle, boolean eraseIfLastRef) {
         checkOpen();

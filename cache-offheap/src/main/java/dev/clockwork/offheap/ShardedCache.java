@@ -191,15 +191,20 @@ public abstract class ShardedCache implements Cache {
         long h0 = KeyHash.hash0(key0, key1, hashSeed);
         long h1 = KeyHash.hash1FromHash0(h0, key1);
         long handle = lookupHashed(h0, h1);
-        admission.recordAccess(h0, handle != MISS);
+        countLookup(h0, handle != MISS);
+        return handle;
+    }
+
+    /** Tells admission and the stats of a lookup's outcome. */
+    private void countLookup(long h0, boolean hit) {
+        admission.recordAccess(h0, hit);
         if (stats.recordLookups) {
-            if (handle == MISS) {
-                stats.lookups.miss();
-            } else {
+            if (hit) {
                 stats.lookups.hit();
+            } else {
+                stats.lookups.miss();
             }
         }
-        return handle;
     }
 
     @Override
@@ -279,6 +284,146 @@ public abstract class ShardedCache implements Cache {
         }
         confirmCopy(handle, record, word);
         return length;
+    }
+
+    // ---------------------------------------------------------------- reads without a reference
+
+    /** {@link #findUnpinned}'s answer for a key that is not in the cache. */
+    static final long NOT_FOUND = -1L;
+
+    /** {@link #findUnpinned}'s answer for a cache that reads values only under a reference. */
+    static final long PIN_TO_READ = -2L;
+
+    /**
+     * Reads without a reference a {@link #get} tries before it takes one. Each failed try saw the
+     * entry freed or rewritten under it; a slot fought over that hard is read under a reference,
+     * which ends the fight.
+     */
+    private static final int UNPINNED_TRIES = 4;
+
+    /**
+     * Finds a key's entry for a read that takes no reference: a non-negative token naming its
+     * record and its full stamp ({@link #unpinnedRecord}, {@link #unpinnedStamp}), which holds
+     * nothing and is good only while that stamp is the record's; {@link #NOT_FOUND}; or
+     * {@link #PIN_TO_READ} if this cache cannot read without a reference.
+     */
+    long findUnpinned(long h0, long h1) {
+        return PIN_TO_READ;
+    }
+
+    /** The native address of the record a {@link #findUnpinned} token of key {@code h0} names. */
+    long unpinnedRecord(long h0, long token) {
+        throw new UnsupportedOperationException("no reads without a reference here");
+    }
+
+    /** The full stamp of the entry a {@link #findUnpinned} token names. */
+    int unpinnedStamp(long token) {
+        throw new UnsupportedOperationException("no reads without a reference here");
+    }
+
+    @Override
+    public final int get(long key0, long key1, byte[] dst, int offset) {
+        checkOpen();
+        Args.requireNonNull("dst", dst);
+        if (offset < 0 || offset > dst.length) {
+            throw new IndexOutOfBoundsException(
+                    "offset " + offset + " is outside [0, dst.length = " + dst.length + "]");
+        }
+        return (int) get(key0, key1, null, dst, offset, dst.length - offset);
+    }
+
+    @Override
+    public final long get(long key0, long key1, MemorySegment dst, long offset) {
+        checkOpen();
+        Args.requireNonNull("dst", dst);
+        if (offset < 0 || offset > dst.byteSize()) {
+            throw new IndexOutOfBoundsException("offset " + offset
+                    + " is outside [0, dst.byteSize() = " + dst.byteSize() + "]");
+        }
+        return get(key0, key1, dst, null, offset, dst.byteSize() - offset);
+    }
+
+    /**
+     * {@link #get} into {@code segment} or {@code array} (the other null) at {@code offset},
+     * with {@code room} bytes there. Without a reference while it can (see {@link #copyUnpinned}),
+     * else under one, as {@link Cache#get} does.
+     */
+    private long get(long key0, long key1, MemorySegment segment, byte[] array, long offset,
+                     long room) {
+        long h0 = KeyHash.hash0(key0, key1, hashSeed);
+        long h1 = KeyHash.hash1FromHash0(h0, key1);
+        for (int i = 0; i < UNPINNED_TRIES; i++) {
+            long token = findUnpinned(h0, h1);
+            if (token == PIN_TO_READ) {
+                break;
+            }
+            if (token == NOT_FOUND) {
+                countLookup(h0, false);
+                return ABSENT;
+            }
+            long length = copyUnpinned(unpinnedRecord(h0, token), unpinnedStamp(token), segment,
+                    array, offset, room);
+            if (length >= 0) {
+                countLookup(h0, true);
+                return length;
+            }
+            if (length == PIN_TO_READ) {
+                break;
+            }
+        }
+        long handle = lookupHashed(h0, h1);
+        countLookup(h0, handle != MISS);
+        if (handle == MISS) {
+            return ABSENT;
+        }
+        try {
+            return segment != null ? copyValue(handle, segment, offset)
+                    : copyValue(handle, array, (int) offset);
+        } finally {
+            release(handle);
+        }
+    }
+
+    /** {@link #copyUnpinned}'s answer when the entry changed under the copy: find it again. */
+    private static final long CHANGED = -2L;
+
+    /**
+     * Copies the value of the entry with {@code stamp} in {@code record}, holding no reference:
+     * the value address (acquire), then the length word, whose high half must be that stamp (so
+     * the address was that entry's, see above), then the bytes, then the length word again:
+     * unchanged, the entry was not freed before the last byte was read. The whole stamp is
+     * compared, not a handle's check bits: an entry of another key that took the record meanwhile
+     * must not pass. The value's memory must stay mapped however stale the address
+     * ({@link CacheMemory#staysMapped}), or a copy racing a free could fault: values it does not
+     * promise that for are read under a reference ({@link #PIN_TO_READ}).
+     *
+     * @return the value's length, {@link #CHANGED} or {@link #PIN_TO_READ}
+     * @throws IllegalArgumentException if the value does not fit in {@code room}
+     */
+    private long copyUnpinned(long record, int stamp, MemorySegment segment, byte[] array,
+                              long offset, long room) {
+        long address = fieldAcquire(record, ValueHeader.VALUE_ADDRESS_OFFSET);
+        MemorySegment all = memory.all();
+        long word = all.get(ValueLayout.JAVA_LONG, ValueHeader.lengthWordOffset(record));
+        if ((int) (word >>> 32) != stamp) {
+            return CHANGED;
+        }
+        int length = (int) word;
+        if (!memory.staysMapped(length)) {
+            return PIN_TO_READ;
+        }
+        if (length > room) {
+            throw new IllegalArgumentException("dst has room for " + room + " bytes at offset "
+                    + offset + ", value has " + length);
+        }
+        if (segment != null) {
+            MemorySegment.copy(all, address, segment, offset, length);
+        } else {
+            MemorySegment.copy(all, ValueLayout.JAVA_BYTE, address, array, (int) offset, length);
+        }
+        VarHandle.loadLoadFence(); // the copy's reads stay before the second read of the word
+        long again = all.get(ValueLayout.JAVA_LONG, ValueHeader.lengthWordOffset(record));
+        return again == word ? length : CHANGED;
     }
 
     // ---------------------------------------------------------------- insert

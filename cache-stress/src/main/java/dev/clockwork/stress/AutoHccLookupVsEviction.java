@@ -180,4 +180,45 @@ public class AutoHccLookupVsEviction {
             r.r4 = AutoHccTiny.checkDrainClose(cache, this::checks, KEYS);
         }
     }
+
+    @JCStressTest
+    @Description("get(A4), a read that takes no reference, races with the evictor's 3 inserts, "
+            + "which grow the table (moving A4 to home 4), evict A4 and hand its slot and value "
+            + "memory to newcomers. The copy is validated by A4's stamp afterwards: it must be "
+            + "A4's bytes, or be retried, and a miss is fine only if A4 was evicted.")
+    @Outcome(id = "HIT, INSERTED, A_(GONE|PRESENT), OK", expect = ACCEPTABLE,
+            desc = "The reader copied A4's bytes (before eviction took it, or it survived).")
+    @Outcome(id = "MISS, INSERTED, A_GONE, OK", expect = ACCEPTABLE,
+            desc = "Eviction took A4 before the read: a clean miss.")
+    @Outcome(id = "HIT_.*, .*, .*, .*", expect = FORBIDDEN,
+            desc = "TORN OR FOREIGN READ: the copy returned bytes that are not A4's.")
+    @Outcome(id = "MISS, .*, A_PRESENT, .*", expect = FORBIDDEN,
+            desc = "SPURIOUS MISS: A4 was never removed, yet the read did not find it.")
+    @Outcome(expect = FORBIDDEN,
+            desc = "Anything else: an exception, a refused insert, A4 reading other bytes at the "
+                    + "end, accounting off (a read without a reference leaves none behind), "
+                    + "usage over capacity, or entries left after erasing all keys.")
+    @State
+    public static class Get extends Base {
+        @Actor
+        public void reader(LLLL_Result r) {
+            r.r1 = AutoHccTiny.get(cache, A4);
+        }
+
+        @Actor
+        public void evictor(LLLL_Result r) {
+            evict(r);
+        }
+
+        @Arbiter
+        public void arbiter(LLLL_Result r) {
+            try {
+                String seen = AutoHccTiny.peek(cache, A4);
+                r.r3 = seen == null ? "A_GONE" : seen.equals("A4") ? "A_PRESENT" : "A_READS_" + seen;
+            } catch (RuntimeException | Error e) {
+                r.r3 = AutoHccTiny.failure(e);
+            }
+            r.r4 = AutoHccTiny.checkDrainClose(cache, this::checks, KEYS);
+        }
+    }
 }

@@ -180,7 +180,11 @@ final class AutoHccTiny {
      * bytes of no value, or {@code LEN<n>} for a wrong length.
      */
     static String read(Cache cache, long handle) {
-        MemorySegment v = cache.value(handle);
+        return labelOf(cache.value(handle));
+    }
+
+    /** The label of the bytes in {@code v} (see {@link #read}). */
+    static String labelOf(MemorySegment v) {
         if (v.byteSize() != VALUE_BYTES) {
             return "LEN" + v.byteSize();
         }
@@ -207,6 +211,25 @@ final class AutoHccTiny {
             String seen = read(cache, h);
             boolean freed = cache.release(h);
             return (seen.equals(name(key)) ? "HIT" : "HIT_" + seen) + (freed ? "_FREED" : "");
+        } catch (RuntimeException | Error e) {
+            return failure(e);
+        }
+    }
+
+    /**
+     * {@code get(key)} into a buffer of {@code VALUE_BYTES}: "HIT" (the key's own bytes),
+     * "MISS", "HIT_" + the label of other bytes copied, or the failure's name.
+     */
+    static String get(Cache cache, int key) {
+        try {
+            byte[] dst = new byte[VALUE_BYTES];
+            int length = cache.get(KEY0[key], KEY1[key], dst, 0);
+            if (length == Cache.ABSENT) {
+                return "MISS";
+            }
+            MemorySegment v = MemorySegment.ofArray(dst).asSlice(0, length);
+            String seen = labelOf(v);
+            return seen.equals(name(key)) ? "HIT" : "HIT_" + seen;
         } catch (RuntimeException | Error e) {
             return failure(e);
         }

@@ -171,6 +171,23 @@ final class Tiny {
     }
 
     /**
+     * {@code get(key)} into a buffer of exactly {@link #VALUE_BYTES} bytes, named: the label of
+     * the bytes copied (see {@link #read}), {@code MISS}, or the failure's name if it threw.
+     */
+    static String get(Cache cache, int key) {
+        try {
+            byte[] dst = new byte[VALUE_BYTES];
+            int length = cache.get(key0(key), key1(key), dst, 0);
+            if (length == Cache.ABSENT) {
+                return "MISS";
+            }
+            return labelOf(MemorySegment.ofArray(dst).asSlice(0, length));
+        } catch (RuntimeException | Error e) {
+            return failure(e);
+        }
+    }
+
+    /**
      * What a lookup of {@code key} finds now: the label of the bytes read (then released), null
      * on a miss, or the failure's name if anything threw.
      */

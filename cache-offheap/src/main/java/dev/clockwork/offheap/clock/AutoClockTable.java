@@ -117,17 +117,32 @@ public final class AutoClockTable extends LinearHashChains {
 
     // ---------------------------------------------------------------- lookup
 
+    // What a walk does at the first visible entry of its key.
+    /** Takes a reference (a lookup). */
+    private static final int REFERENCE = 0;
+    /** Erases it without a reference. */
+    private static final int ERASE = 1;
+    /** Only reports it, validated by its stamp (a read without a reference). */
+    private static final int FIND = 2;
+
     @Override
     public long lookup(long h0, long h1) {
-        return walk(h0, h1, false);
+        return walk(h0, h1, REFERENCE);
+    }
+
+    /** The walk reads only, as a lookup's does, until the key's entry: then {@link #stampIfKey}. */
+    @Override
+    public long findUnreferenced(long h0, long h1) {
+        return walk(h0, h1, FIND);
     }
 
     /**
      * Walks the key's chain to the first visible entry of the key: referenced, for a lookup
-     * ({@link FoundEntry} of it), or erased without a reference, for an erase (any non-negative
-     * number; see {@link #eraseIfKey}). {@link FoundEntry#NONE} if there is none.
+     * ({@link FoundEntry} of it); erased without a reference, for an erase (any non-negative
+     * number; see {@link #eraseIfKey}); or found without a reference ({@link FoundEntry} of it,
+     * see {@link #stampIfKey}). {@link FoundEntry#NONE} if there is none.
      */
-    private long walk(long h0, long h1, boolean erase) {
+    private long walk(long h0, long h1, int mode) {
         // A stale length is fine: heads carry their shift, and the walk catches up from there.
         long homeAndShift = homeAndShift(lengthInfoOpaque(), h1);
         long home = homeAndShift >>> 8;
@@ -165,12 +180,13 @@ public final class AutoClockTable extends LinearHashChains {
             long slot = index(word) << SLOT_SHIFT;
             long key1 = key1(slot);
             if (key1 == h1 && key0(slot) == h0) {
-                if (erase) {
+                if (mode == ERASE) {
                     if (eraseIfKey(slot, h0, h1)) {
                         return slot;
                     }
                 } else {
-                    int stamp = tryReference(slot, h0, h1);
+                    int stamp = mode == REFERENCE ? tryReference(slot, h0, h1)
+                            : stampIfKey(slot, h0, h1);
                     if (stamp != 0) {
                         return FoundEntry.of(slot, stamp);
                     }
@@ -300,7 +316,7 @@ public final class AutoClockTable extends LinearHashChains {
     public boolean erase(long h0, long h1) {
         boolean found = false;
         // A key can be on a chain twice after racing inserts: erase until none is left.
-        while (walk(h0, h1, true) != FoundEntry.NONE) {
+        while (walk(h0, h1, ERASE) != FoundEntry.NONE) {
             found = true;
         }
         return found;

@@ -391,6 +391,48 @@ public abstract class ClockProtocol extends ClockSlots {
     }
 
     /**
+     * The stamp of the slot's entry if it is visible and of this key, found without taking a
+     * reference (for reads that write nothing shared, {@link ShardedCache#get}); 0 (never a live
+     * stamp) if not, or if the slot changed while it was read.
+     *
+     * <p>A seqlock read. The stamp first, then the meta word with acquire: an entry's stamp is
+     * written before its fields and its word's release store publishes them, and freeing moves
+     * the stamp before anything else, so a visible word whose tag is the stamp's is that entry's
+     * (or a later one's with an equal tag, which only a new stamp can precede: the last check
+     * sees it), and the keys read after it are at least that entry's. Then, after a load-load
+     * fence, the stamp again ({@link #stillHolds}): unchanged, no write of a later entry was
+     * among the reads. The caller reads the value the same way, checking the stamp after.
+     */
+    public final int stampIfKey(long slot, long h0, long h1) {
+        int stamp = stampAcquire(slot);
+        long word = metaAcquire(slot);
+        if (!isVisible(word) || !EntryStamp.isLive(stamp)
+                || ClockMeta.tagOf(stamp) != (word & ClockMeta.TAG_MASK)
+                || key0(slot) != h0 || key1(slot) != h1 || !stillHolds(slot, stamp)) {
+            return 0;
+        }
+        markUsed(slot, word);
+        return stamp;
+    }
+
+    /**
+     * The clock's "was used" signal for a read that takes no reference: raises an unreferenced
+     * entry's countdown by one, as a lookup and its release together would, but only while it is
+     * below {@link ClockMeta#MAX_COUNTDOWN}. An entry read over and over is then written once per
+     * sweep that lowered it, not once per read, and readers on many cores leave its line shared.
+     * A referenced entry is left alone: the sweep skips it, and its releases count as uses.
+     */
+    private void markUsed(long slot, long word) {
+        long acquire = acquireCount(word);
+        if (acquire == releaseCount(word) && acquire < MAX_COUNTDOWN) {
+            // A plain weak CAS, as the sweep's decrement: it orders nothing, and it fails only if
+            // the word moved, i.e. the entry was just used or changed, which is as good.
+            boolean ignored = LONG.weakCompareAndSetPlain(slots, slot, word,
+                    word + ACQUIRE_ONE + RELEASE_ONE);
+        }
+    }
+
+    /**
      * Takes a reference on the slot's entry if it is visible, the way a lookup does but without
      * comparing a key: for {@code forEachEntry}. Returns the entry's stamp (stable while the
      * reference is held; pass it to {@link #release} with {@code useful = false}), or 0 (never a

@@ -410,6 +410,14 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
      */
     public abstract long lookup(long h0, long h1);
 
+    /**
+     * Finds a visible entry of the key without taking a reference: {@link FoundEntry} of its slot
+     * and stamp, or {@link FoundEntry#NONE}. Reads only, apart from the clock's "was used" mark
+     * (see {@link #stampIfKey}); the caller validates what it reads of the entry against the
+     * stamp afterwards.
+     */
+    public abstract long findUnreferenced(long h0, long h1);
+
     /** Erases a key; returns whether a visible entry was found. */
     public abstract boolean erase(long h0, long h1);
 

@@ -103,6 +103,15 @@ public abstract class ClockSlots extends PaddedCounters {
         return (int) INT.get(slots, SlotLayout.stampOffset(slot));
     }
 
+    /**
+     * The slot's stamp read with acquire, by a reader that holds no reference and has read nothing
+     * of the slot yet ({@link ClockProtocol#stampIfKey}): the slot's later reads are not moved
+     * before it.
+     */
+    final int stampAcquire(long slot) {
+        return (int) INT.getAcquire(slots, SlotLayout.stampOffset(slot));
+    }
+
     /** A number no other slot of the cache has, for seeding its stamps. */
     final long identity(long slot) {
         return ((long) shardIndex << EntryStamp.LOCATION_BITS) | (slot >>> SlotLayout.SLOT_SHIFT);

@@ -168,6 +168,30 @@ public final class FixedClockTable extends ClockShard {
         return FoundEntry.NONE;
     }
 
+    /** The probe sequence is a lookup's, with a plain look at each key first. */
+    @Override
+    public long findUnreferenced(long h0, long h1) {
+        long step = h0 | 1;
+        long first = h1 & lengthMask;
+        long index = first;
+        for (;;) {
+            long slot = index << SLOT_SHIFT;
+            if (key0(slot) == h0 && key1(slot) == h1) {
+                int stamp = stampIfKey(slot, h0, h1);
+                if (stamp != 0) {
+                    return FoundEntry.of(slot, stamp);
+                }
+            }
+            if (displacements(slot) == 0) {
+                return FoundEntry.NONE;
+            }
+            index = (index + step) & lengthMask;
+            if (index == first) {
+                return FoundEntry.NONE;
+            }
+        }
+    }
+
     @Override
     long doInsert(long h0, long h1, long valueAddress, int valueLength, long charge,
                   long countdown, boolean keepRef) {

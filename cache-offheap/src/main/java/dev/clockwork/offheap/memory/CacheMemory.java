@@ -46,6 +46,16 @@ public final class CacheMemory {
     }
 
     /**
+     * Whether the memory of a value of {@code length} bytes stays mapped until the cache closes,
+     * even after the value is freed and its block reused: only then may it be read without a
+     * reference and checked afterwards ({@code ShardedCache#get}). True of slab blocks
+     * ({@link ValueSlabs}); a value malloc'd apart may be unmapped by its free.
+     */
+    public boolean staysMapped(int length) {
+        return SizeClasses.inSlab(length);
+    }
+
+    /**
      * Closes the arena, waiting out threads that are inside an access at this moment (the JDK
      * refuses to close a shared arena while a thread holds it; such accesses are short).
      */

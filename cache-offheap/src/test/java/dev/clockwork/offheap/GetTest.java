@@ -1,0 +1,200 @@
+package dev.clockwork.offheap;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.clockwork.cache.Cache;
+import dev.clockwork.cache.CheckedCache;
+import dev.clockwork.cache.Priority;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** {@link Cache#get}: "look up, copy, let go" in one call, on every cache type. */
+class GetTest {
+
+    @AfterEach
+    void noNativeLeak() {
+        assertEquals(0, NativeMemory.outstandingBytes());
+    }
+
+    static ShardedCache build(String type, long capacity) {
+        return switch (type) {
+            case "fixed" -> FixedHyperClockCache.builder().capacity(capacity)
+                    .estimatedEntryCharge(64).numShardBits(1).build();
+            case "auto" -> AutoHyperClockCache.builder().capacity(capacity).numShardBits(1).build();
+            case "lru" -> LruCache.builder().capacity(capacity).numShardBits(1).build();
+            default -> throw new IllegalArgumentException(type);
+        };
+    }
+
+    /** A value that names its key and version: 8 bytes of key, 8 of version, then a pattern. */
+    static byte[] valueOf(long key, long version, int length) {
+        byte[] v = new byte[length];
+        MemorySegment s = MemorySegment.ofArray(v);
+        s.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, key);
+        s.set(ValueLayout.JAVA_LONG_UNALIGNED, 8, version);
+        for (int i = 16; i < length; i++) {
+            v[i] = (byte) (key * 31 + version * 7 + i);
+        }
+        return v;
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"fixed", "auto", "lru"})
+    void copiesHitsAndSaysAbsent(String type) {
+        try (ShardedCache cache = build(type, 1 << 20)) {
+            byte[] v = valueOf(7, 1, 100);
+            assertTrue(cache.insert(7, 70, v, 0, v.length, 100, Priority.LOW));
+            byte[] dst = new byte[120];
+            assertEquals(100, cache.get(7, 70, dst, 20));
+            assertArrayEquals(v, java.util.Arrays.copyOfRange(dst, 20, 120));
+            assertEquals(Cache.ABSENT, cache.get(8, 70, dst, 0));
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment seg = arena.allocate(128);
+                assertEquals(100, cache.get(7, 70, seg, 28));
+                assertArrayEquals(v, seg.asSlice(28, 100).toArray(ValueLayout.JAVA_BYTE));
+                assertEquals(Cache.ABSENT, cache.get(7, 71, seg, 0));
+            }
+            var stats = cache.stats();
+            assertEquals(2, stats.hits(), stats::toString);
+            assertEquals(2, stats.misses(), stats::toString);
+            assertEquals(0, cache.pinnedUsage());
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"fixed", "auto", "lru"})
+    void refusesBadArgumentsNamingThem(String type) {
+        try (ShardedCache cache = build(type, 1 << 20)) {
+            byte[] v = valueOf(1, 1, 64);
+            cache.insert(1, 1, v, 0, v.length, 64, Priority.LOW);
+            var tooSmall = assertThrows(IllegalArgumentException.class,
+                    () -> cache.get(1, 1, new byte[70], 10));
+            assertTrue(tooSmall.getMessage().contains("dst"), tooSmall.getMessage());
+            assertThrows(IndexOutOfBoundsException.class, () -> cache.get(1, 1, new byte[64], -1));
+            assertThrows(IndexOutOfBoundsException.class, () -> cache.get(1, 1, new byte[64], 65));
+            var nul = assertThrows(NullPointerException.class,
+                    () -> cache.get(1, 1, (byte[]) null, 0));
+            assertTrue(nul.getMessage().contains("dst"), nul.getMessage());
+            assertThrows(IndexOutOfBoundsException.class,
+                    () -> cache.get(1, 1, MemorySegment.ofArray(new byte[64]), 65));
+            assertEquals(0, cache.pinnedUsage(), "a refused get leaves nothing pinned");
+        }
+        ShardedCache closed = build(type, 1 << 20);
+        closed.close();
+        assertThrows(IllegalStateException.class, () -> closed.get(1, 1, new byte[64], 0));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"fixed", "auto", "lru"})
+    void checkedCacheReadsThroughTheWrappedCache(String type) {
+        try (Cache cache = new CheckedCache(build(type, 1 << 20))) {
+            byte[] v = valueOf(3, 1, 40);
+            cache.insert(3, 3, v, 0, v.length, 40, Priority.LOW);
+            byte[] dst = new byte[40];
+            assertEquals(40, cache.get(3, 3, dst, 0));
+            assertArrayEquals(v, dst);
+        }
+    }
+
+    /**
+     * Values large enough to be read under a reference, and values larger than the buffer: the
+     * same answers as small ones.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"fixed", "auto", "lru"})
+    void largeValues(String type) {
+        try (ShardedCache cache = build(type, 8 << 20)) {
+            byte[] v = valueOf(5, 2, 200_000);
+            assertTrue(cache.insert(5, 5, v, 0, v.length, v.length, Priority.LOW));
+            byte[] dst = new byte[200_000];
+            assertEquals(200_000, cache.get(5, 5, dst, 0));
+            assertArrayEquals(v, dst);
+            assertThrows(IllegalArgumentException.class, () -> cache.get(5, 5, new byte[1000], 0));
+            assertEquals(0, cache.pinnedUsage());
+        }
+    }
+
+    /**
+     * Readers copy while writers erase, evict and re-insert the same keys with new versions, so
+     * slots and value memory are reused under the readers all the time. Every copy must be one
+     * whole value of the key asked for (never another key's bytes, a mix of two versions, or a
+     * wrong length), and the cache's accounting must come out even: a read without a reference
+     * leaves none behind.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"fixed", "auto", "lru"})
+    void readersNeverSeeAnotherKeysOrATornValue(String type) throws Exception {
+        int keys = 256;
+        int length = 96;
+        try (ShardedCache cache = build(type, 64L * 200)) { // room for ~100: constant eviction
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicReference<String> failure = new AtomicReference<>();
+            AtomicLong hits = new AtomicLong();
+            List<Thread> threads = new ArrayList<>();
+            for (int w = 0; w < 2; w++) {
+                threads.add(new Thread(() -> {
+                    var random = ThreadLocalRandom.current();
+                    long version = 0;
+                    while (!stop.get()) {
+                        long key = random.nextInt(keys);
+                        if (random.nextInt(4) == 0) {
+                            cache.erase(key, ~key);
+                        } else {
+                            byte[] v = valueOf(key, ++version, length);
+                            cache.insert(key, ~key, v, 0, length, 64, Priority.LOW);
+                        }
+                    }
+                }));
+            }
+            for (int r = 0; r < 2; r++) {
+                threads.add(new Thread(() -> {
+                    var random = ThreadLocalRandom.current();
+                    byte[] dst = new byte[length];
+                    while (!stop.get()) {
+                        long key = random.nextInt(keys);
+                        int n = cache.get(key, ~key, dst, 0);
+                        if (n == Cache.ABSENT) {
+                            continue;
+                        }
+                        long version = MemorySegment.ofArray(dst)
+                                .get(ValueLayout.JAVA_LONG_UNALIGNED, 8);
+                        if (n != length || !java.util.Arrays.equals(dst,
+                                valueOf(key, version, length))) {
+                            failure.compareAndSet(null, "key " + key + ": read " + n
+                                    + " bytes naming key " + MemorySegment.ofArray(dst)
+                                    .get(ValueLayout.JAVA_LONG_UNALIGNED, 0)
+                                    + " version " + version);
+                        }
+                        hits.incrementAndGet();
+                    }
+                }));
+            }
+            threads.forEach(Thread::start);
+            Thread.sleep(1500);
+            stop.set(true);
+            for (Thread t : threads) {
+                t.join();
+            }
+            assertEquals(null, failure.get());
+            assertTrue(hits.get() > 1000, "readers hit " + hits.get() + " times");
+            assertEquals(0, cache.pinnedUsage());
+            for (long key = 0; key < keys; key++) {
+                cache.erase(key, ~key);
+            }
+            assertEquals(0, cache.entryCount());
+        }
+    }
+}

@@ -1,0 +1,86 @@
+package dev.clockwork.stress;
+
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
+import dev.clockwork.cache.Priority;
+import dev.clockwork.offheap.FixedHyperClockCache;
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Arbiter;
+import org.openjdk.jcstress.annotations.Description;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.LLLL_Result;
+
+/**
+ * A read without a reference ({@code get}) races with inserts that evict its entry and reuse its
+ * slot and its value's memory.
+ *
+ * <p>Result fields: r1 what the reader copied, r2 whether the writer's inserts were accepted,
+ * r3 whether A is still in the cache at the end, r4 accounting and close.
+ */
+@JCStressTest
+@Description("get(A) races with inserts that must evict. The cache (one shard, 4 slots, room "
+        + "for 2 entries of charge 64) starts with A and P, both BOTTOM priority; the writer "
+        + "inserts K1, K2, K3, so A is evicted and its slot and value memory handed to a newcomer "
+        + "while the reader may be copying. get takes no reference, so nothing keeps A: the copy "
+        + "must be validated afterwards and either be A's bytes or be retried (then a miss).")
+@Outcome(id = "A_V0, INSERTED, A_GONE, OK", expect = ACCEPTABLE,
+        desc = "The reader copied A's bytes before eviction freed A.")
+@Outcome(id = "MISS, INSERTED, A_GONE, OK", expect = ACCEPTABLE,
+        desc = "Eviction removed A before the read: a clean miss.")
+@Outcome(id = "A_V0, INSERTED, A_PRESENT, OK", expect = ACCEPTABLE_INTERESTING,
+        desc = "The read marked A used before the sweeps reached it, and A survived them.")
+@Outcome(id = "(?!A_V0|MISS).*, .*, .*, .*", expect = FORBIDDEN,
+        desc = "TORN OR FOREIGN READ: the reader returned bytes that are not A's (a newcomer's "
+                + "value, garbage, a wrong length) or threw.")
+@Outcome(id = "MISS, .*, A_PRESENT, .*", expect = FORBIDDEN,
+        desc = "SPURIOUS MISS: A was never removed, so the read must have found it.")
+@Outcome(expect = FORBIDDEN,
+        desc = "Anything else: a refused insert, A's bytes wrong at the end, or accounting that "
+                + "does not add up (a read without a reference must leave none behind).")
+@State
+public class FixedHccGetVsEviction {
+    private final FixedHyperClockCache cache = Tiny.cache(Tiny.TWO_ENTRIES);
+
+    public FixedHccGetVsEviction() {
+        Tiny.insert(cache, Tiny.A, 0, Priority.BOTTOM);
+        Tiny.insert(cache, Tiny.P, 0, Priority.BOTTOM);
+    }
+
+    @Actor
+    public void reader(LLLL_Result r) {
+        r.r1 = Tiny.get(cache, Tiny.A);
+    }
+
+    @Actor
+    public void evictor(LLLL_Result r) {
+        try {
+            int refused = 0;
+            for (int key = Tiny.K1; key <= Tiny.K3; key++) {
+                if (!Tiny.insert(cache, key, 0, Priority.BOTTOM)) {
+                    refused++;
+                }
+            }
+            r.r2 = refused == 0 ? "INSERTED" : "REFUSED" + refused;
+        } catch (RuntimeException | Error e) {
+            r.r2 = Tiny.failure(e);
+        }
+    }
+
+    @Arbiter
+    public void arbiter(LLLL_Result r) {
+        String seen = Tiny.peek(cache, Tiny.A);
+        r.r3 = seen == null ? "A_GONE"
+                : seen.equals(Tiny.label(Tiny.A, 0)) ? "A_PRESENT" : "A_READS_" + seen;
+        String acct;
+        try {
+            acct = Tiny.accounting(cache);
+        } catch (RuntimeException | Error e) {
+            acct = Tiny.failure(e);
+        }
+        r.r4 = Tiny.problems(acct, Tiny.close(cache));
+    }
+}
