@@ -50,7 +50,8 @@ import java.lang.invoke.VarHandle;
  * </ul>
  * Within Visible and Invisible the counters move: a reference adds to the acquire counter
  * ({@link #tryReference}, {@link #ref}, {@link #referenceIfVisible}), a release adds to the
- * release counter or takes the acquire back ({@link #release}, {@link #undo}), a sweep lowers the
+ * release counter or takes the acquire back ({@link #release}, {@link #undo}), a read without a
+ * reference raises both while the countdown is low ({@link #markUsed}), a sweep lowers the
  * clock ({@link #clockUpdate}) and {@link #correctNearOverflow} keeps the counters in range.
  *
  * <h2>Access modes, and why</h2>
