@@ -60,6 +60,17 @@ public class AutoHccLookupVsEviction {
             }
         }
 
+        /** The arbiter of the unpinned readers: A4 present or gone, then the checks and close. */
+        void arbitrate(LLLL_Result r) {
+            try {
+                String seen = AutoHccTiny.peek(cache, A4);
+                r.r3 = seen == null ? "A_GONE" : seen.equals("A4") ? "A_PRESENT" : "A_READS_" + seen;
+            } catch (RuntimeException | Error e) {
+                r.r3 = AutoHccTiny.failure(e);
+            }
+            r.r4 = AutoHccTiny.checkDrainClose(cache, this::checks, KEYS);
+        }
+
         String checks() {
             long usage = cache.usage();
             return AutoHccTiny.problems(AutoHccTiny.accounting(cache, -1),
@@ -171,13 +182,7 @@ public class AutoHccLookupVsEviction {
 
         @Arbiter
         public void arbiter(LLLL_Result r) {
-            try {
-                String seen = AutoHccTiny.peek(cache, A4);
-                r.r3 = seen == null ? "A_GONE" : seen.equals("A4") ? "A_PRESENT" : "A_READS_" + seen;
-            } catch (RuntimeException | Error e) {
-                r.r3 = AutoHccTiny.failure(e);
-            }
-            r.r4 = AutoHccTiny.checkDrainClose(cache, this::checks, KEYS);
+            arbitrate(r);
         }
     }
 
@@ -212,13 +217,7 @@ public class AutoHccLookupVsEviction {
 
         @Arbiter
         public void arbiter(LLLL_Result r) {
-            try {
-                String seen = AutoHccTiny.peek(cache, A4);
-                r.r3 = seen == null ? "A_GONE" : seen.equals("A4") ? "A_PRESENT" : "A_READS_" + seen;
-            } catch (RuntimeException | Error e) {
-                r.r3 = AutoHccTiny.failure(e);
-            }
-            r.r4 = AutoHccTiny.checkDrainClose(cache, this::checks, KEYS);
+            arbitrate(r);
         }
     }
 }

@@ -72,17 +72,7 @@ public class FixedHccLookupVsEviction {
 
     @Actor
     public void evictor(LLLL_Result r) {
-        try {
-            int refused = 0;
-            for (int key = Tiny.K1; key <= Tiny.K3; key++) {
-                if (!Tiny.insert(cache, key, 0, Priority.BOTTOM)) {
-                    refused++;
-                }
-            }
-            r.r2 = refused == 0 ? "INSERTED" : "REFUSED" + refused;
-        } catch (RuntimeException | Error e) {
-            r.r2 = Tiny.failure(e);
-        }
+        r.r2 = Tiny.insertAll(cache, Tiny.K1, Tiny.K3);
     }
 
     @Arbiter

@@ -109,6 +109,24 @@ final class Tiny {
         return cache.insert(key0(key), key1(key), v, 0, v.length, CHARGE, priority);
     }
 
+    /**
+     * Inserts keys {@code from..to} (version 0, BOTTOM priority), as the evicting actors do:
+     * {@code INSERTED}, {@code REFUSED<n>} or the failure's name.
+     */
+    static String insertAll(Cache cache, int from, int to) {
+        try {
+            int refused = 0;
+            for (int key = from; key <= to; key++) {
+                if (!insert(cache, key, 0, Priority.BOTTOM)) {
+                    refused++;
+                }
+            }
+            return refused == 0 ? "INSERTED" : "REFUSED" + refused;
+        } catch (RuntimeException | Error e) {
+            return failure(e);
+        }
+    }
+
     static long insertPinned(Cache cache, int key, int version, Priority priority) {
         byte[] v = VALUES[key][version];
         return cache.insertPinned(key0(key), key1(key), v, 0, v.length, CHARGE, priority);
