@@ -155,10 +155,12 @@ public interface Cache extends AutoCloseable {
 
     /**
      * Copies the value of a key into {@code dst} at {@code offset}, without keeping a handle:
-     * "look up, copy, let go" in one call. The off-heap HyperClock caches do it without writing
-     * anything other threads read (no reference is taken: the copy is validated
-     * against the entry's stamp afterwards and retried if the entry changed meanwhile), so readers
-     * of one hot entry on many cores do not contend; other caches pin the entry while copying.
+     * "look up, copy, let go" in one call. The off-heap HyperClock caches take no reference: the
+     * copy is validated against the entry's stamp afterwards and retried if the entry changed
+     * meanwhile, and a hit writes nothing other threads read but the clock's use mark, at most
+     * once per sweep of the entry, so readers of one hot entry on many cores do not contend.
+     * Values longer than the caches' slabs take (16 KiB), and other caches, pin the entry while
+     * copying.
      * Counts as a lookup in {@link #stats()} and for admission, as {@link #lookup} does.
      *
      * <p>A copy overtaken by the entry's eviction or replacement is retried; the bytes it wrote

@@ -141,18 +141,16 @@ public abstract class ShardedCache implements Cache {
     }
 
     /**
-     * Copies of at least this many bytes hold a reference of their own while they copy. glibc
-     * gives values of 128 KiB and more (at least) their own mappings and unmaps them when they
-     * are freed, so a copy through a handle whose entry is freed meanwhile (a caller's bug: the
-     * handle was released) would fault instead of failing {@link #confirmCopy}. Taking the
-     * reference is checked like any {@link #ref} and costs two atomic writes, next to a copy of
-     * tens of microseconds; smaller copies rely on the stamp alone.
+     * Takes a reference for the copy of a value whose memory may be unmapped when it is freed
+     * (longer than the slabs take, see {@link CacheMemory#staysMapped}); returns whether it did.
+     * A copy through a handle whose entry is freed meanwhile (a caller's bug: the handle was
+     * released) would fault there instead of failing {@link #confirmCopy}: glibc maps large
+     * values apart and unmaps them on free, and may trim its heap under smaller ones. Taking the
+     * reference is checked like any {@link #ref} and costs two atomic writes next to a copy of
+     * more than 16 KiB; values in slabs rely on the stamp alone.
      */
-    static final int PINNED_COPY_BYTES = 64 << 10;
-
-    /** Takes a reference for a large copy (see {@link #PINNED_COPY_BYTES}); whether it did. */
     private boolean pinForCopy(long handle, int length) {
-        if (length < PINNED_COPY_BYTES) {
+        if (memory.staysMapped(length)) {
             return false;
         }
         ref(handle); // throws if the handle does not hold its entry now
