@@ -49,4 +49,31 @@ public final class Args {
         }
         return value;
     }
+
+    /**
+     * Checks that {@code offset} is a position in a destination of {@code size} bytes, its end
+     * included ({@code [0, size]}); the message names the destination's size as {@code sizeName}.
+     *
+     * @throws IndexOutOfBoundsException if it is not
+     */
+    public static long requireOffset(long offset, long size, String sizeName) {
+        if (offset < 0 || offset > size) {
+            throw new IndexOutOfBoundsException(
+                    "offset " + offset + " is outside [0, " + sizeName + " = " + size + "]");
+        }
+        return offset;
+    }
+
+    /**
+     * Checks that a value of {@code size} bytes fits in the {@code room} bytes a destination has
+     * at {@code offset}.
+     *
+     * @throws IllegalArgumentException naming {@code dst} if it does not
+     */
+    public static void requireRoom(long size, long room, long offset) {
+        if (size > room) {
+            throw new IllegalArgumentException("dst has room for " + room + " bytes at offset "
+                    + offset + ", value has " + size);
+        }
+    }
 }

@@ -173,26 +173,16 @@ public interface Cache extends AutoCloseable {
      */
     default int get(long key0, long key1, byte[] dst, int offset) {
         Args.requireNonNull("dst", dst);
-        if (offset < 0 || offset > dst.length) {
-            throw new IndexOutOfBoundsException(
-                    "offset " + offset + " is outside [0, dst.length = " + dst.length + "]");
-        }
+        Args.requireOffset(offset, dst.length, "dst.length");
         long handle = lookup(key0, key1);
         if (handle == MISS) {
             return ABSENT;
         }
         try {
-            checkRoom(valueSize(handle), dst.length - offset, offset);
+            Args.requireRoom(valueSize(handle), dst.length - offset, offset);
             return copyValue(handle, dst, offset);
         } finally {
             release(handle);
-        }
-    }
-
-    private static void checkRoom(long size, long room, long offset) {
-        if (size > room) {
-            throw new IllegalArgumentException("dst has room for " + room + " bytes at offset "
-                    + offset + ", value has " + size);
         }
     }
 
@@ -203,16 +193,13 @@ public interface Cache extends AutoCloseable {
      */
     default long get(long key0, long key1, MemorySegment dst, long offset) {
         Args.requireNonNull("dst", dst);
-        if (offset < 0 || offset > dst.byteSize()) {
-            throw new IndexOutOfBoundsException(
-                    "offset " + offset + " is outside [0, dst.byteSize() = " + dst.byteSize() + "]");
-        }
+        Args.requireOffset(offset, dst.byteSize(), "dst.byteSize()");
         long handle = lookup(key0, key1);
         if (handle == MISS) {
             return ABSENT;
         }
         try {
-            checkRoom(valueSize(handle), dst.byteSize() - offset, offset);
+            Args.requireRoom(valueSize(handle), dst.byteSize() - offset, offset);
             return copyValue(handle, dst, offset);
         } finally {
             release(handle);

@@ -209,9 +209,6 @@ public final class CopyingCache implements AutoCloseable {
 
     private static void checkDst(byte[] dst, int offset) {
         Args.requireNonNull("dst", dst);
-        if (offset < 0 || offset > dst.length) {
-            throw new IndexOutOfBoundsException(
-                    "offset " + offset + " is outside [0, dst.length = " + dst.length + "]");
-        }
+        Args.requireOffset(offset, dst.length, "dst.length");
     }
 }

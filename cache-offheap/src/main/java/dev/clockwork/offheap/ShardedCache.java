@@ -323,10 +323,7 @@ public abstract class ShardedCache implements Cache {
     public final int get(long key0, long key1, byte[] dst, int offset) {
         checkOpen();
         Args.requireNonNull("dst", dst);
-        if (offset < 0 || offset > dst.length) {
-            throw new IndexOutOfBoundsException(
-                    "offset " + offset + " is outside [0, dst.length = " + dst.length + "]");
-        }
+        Args.requireOffset(offset, dst.length, "dst.length");
         return (int) get(key0, key1, null, dst, offset, dst.length - offset);
     }
 
@@ -334,10 +331,7 @@ public abstract class ShardedCache implements Cache {
     public final long get(long key0, long key1, MemorySegment dst, long offset) {
         checkOpen();
         Args.requireNonNull("dst", dst);
-        if (offset < 0 || offset > dst.byteSize()) {
-            throw new IndexOutOfBoundsException("offset " + offset
-                    + " is outside [0, dst.byteSize() = " + dst.byteSize() + "]");
-        }
+        Args.requireOffset(offset, dst.byteSize(), "dst.byteSize()");
         return get(key0, key1, dst, null, offset, dst.byteSize() - offset);
     }
 
@@ -410,10 +404,7 @@ public abstract class ShardedCache implements Cache {
         if (!memory.staysMapped(length)) {
             return PIN_TO_READ;
         }
-        if (length > room) {
-            throw new IllegalArgumentException("dst has room for " + room + " bytes at offset "
-                    + offset + ", value has " + length);
-        }
+        Args.requireRoom(length, room, offset);
         if (segment != null) {
             MemorySegment.copy(all, address, segment, offset, length);
         } else {
