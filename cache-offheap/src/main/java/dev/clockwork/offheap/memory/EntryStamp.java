@@ -62,14 +62,31 @@ public final class EntryStamp {
     }
 
     /**
+     * Bits 1..9 of a stamp: the clock's meta-word tag is made of them, and a handle's check
+     * includes them. A slot's next stamp always differs from its last one here.
+     */
+    static final int SUCCESSOR_DIFFERS = 0x3FE;
+
+    /**
      * The stamp of a slot that takes an entry, given its stamp while empty (even): the scrambled
-     * successor of its last live stamp, or, for a never-used slot, its seed.
+     * successor of its last live stamp, scrambled again while it agrees with that stamp in
+     * {@link #SUCCESSOR_DIFFERS} (one time in 512); or, for a never-used slot, its seed. So a
+     * handle of the slot's last entry, or a CAS from that entry's word, never passes for the
+     * entry that follows it, the likeliest stale use; later entries match with the
+     * probabilities above.
      *
      * @param identity a number no other slot of the same cache has (shard and index, say)
      */
     public static int live(int emptyStamp, long salt, long identity) {
         assert !isLive(emptyStamp) : "a slot takes an entry only while empty";
-        return emptyStamp == 0 ? seed(salt, identity) : (scramble(emptyStamp >>> 1) << 1) | 1;
+        if (emptyStamp == 0) {
+            return seed(salt, identity);
+        }
+        int next = emptyStamp;
+        do {
+            next = (scramble(next >>> 1) << 1) | 1;
+        } while (((next ^ emptyStamp) & SUCCESSOR_DIFFERS) == 0);
+        return next;
     }
 
     /** The stamp of a slot whose entry is freed: its live stamp with the low bit cleared. */
