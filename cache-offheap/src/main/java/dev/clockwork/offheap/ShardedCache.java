@@ -140,29 +140,6 @@ public abstract class ShardedCache implements Cache {
         }
     }
 
-    /**
-     * Takes a reference for the copy of a value whose memory may be unmapped when it is freed
-     * (longer than the slabs take, see {@link CacheMemory#staysMapped}); returns whether it did.
-     * A copy through a handle whose entry is freed meanwhile (a caller's bug: the handle was
-     * released) would fault there instead of failing {@link #confirmCopy}: glibc maps large
-     * values apart and unmaps them on free, and may trim its heap under smaller ones. Taking the
-     * reference is checked like any {@link #ref} and costs two atomic writes next to a copy of
-     * more than 16 KiB; values in slabs rely on the stamp alone.
-     */
-    private boolean pinForCopy(long handle, int length) {
-        if (memory.staysMapped(length)) {
-            return false;
-        }
-        ref(handle); // throws if the handle does not hold its entry now
-        return true;
-    }
-
-    private void unpinAfterCopy(long handle, boolean pinned) {
-        if (pinned) {
-            release(handle);
-        }
-    }
-
     private static IllegalStateException freedWhileRead(long handle) {
         return new IllegalStateException("handle " + handle + " is not pinned: its entry was"
                 + " freed while it was read (released already?)");
@@ -251,12 +228,7 @@ public abstract class ShardedCache implements Cache {
             throw new IllegalArgumentException("dst has room for " + (dst.length - offset)
                     + " bytes at offset " + offset + ", value has " + length);
         }
-        boolean pinned = pinForCopy(handle, length);
-        try {
-            MemorySegment.copy(all, ValueLayout.JAVA_BYTE, address, dst, offset, length);
-        } finally {
-            unpinAfterCopy(handle, pinned);
-        }
+        MemorySegment.copy(all, ValueLayout.JAVA_BYTE, address, dst, offset, length);
         confirmCopy(handle, record, word);
         return length;
     }
@@ -274,12 +246,7 @@ public abstract class ShardedCache implements Cache {
             throw new IllegalArgumentException("dst has room for " + (dst.byteSize() - offset)
                     + " bytes at offset " + offset + ", value has " + length);
         }
-        boolean pinned = pinForCopy(handle, length);
-        try {
-            MemorySegment.copy(all, address, dst, offset, length);
-        } finally {
-            unpinAfterCopy(handle, pinned);
-        }
+        MemorySegment.copy(all, address, dst, offset, length);
         confirmCopy(handle, record, word);
         return length;
     }
@@ -359,9 +326,6 @@ public abstract class ShardedCache implements Cache {
                 countLookup(h0, true);
                 return length;
             }
-            if (length == PIN_TO_READ) {
-                break;
-            }
         }
         long handle = lookupHashed(h0, h1);
         countLookup(h0, handle != MISS);
@@ -385,11 +349,11 @@ public abstract class ShardedCache implements Cache {
      * the address was that entry's, see above), then the bytes, then the length word again:
      * unchanged, the entry was not freed before the last byte was read. The whole stamp is
      * compared, not a handle's check bits: an entry of another key that took the record meanwhile
-     * must not pass. The value's memory must stay mapped however stale the address
-     * ({@link CacheMemory#staysMapped}), or a copy racing a free could fault: values it does not
-     * promise that for are read under a reference ({@link #PIN_TO_READ}).
+     * must not pass. The copy cannot fault however stale the address: value memory stays
+     * mapped until the cache closes ({@code ValueSlabs}), and a read racing close throws through
+     * the scoped view.
      *
-     * @return the value's length, {@link #CHANGED} or {@link #PIN_TO_READ}
+     * @return the value's length or {@link #CHANGED}
      * @throws IllegalArgumentException if the value does not fit in {@code room}
      */
     private long copyUnpinned(long record, int stamp, MemorySegment segment, byte[] array,
@@ -401,9 +365,6 @@ public abstract class ShardedCache implements Cache {
             return CHANGED;
         }
         int length = (int) word;
-        if (!memory.staysMapped(length)) {
-            return PIN_TO_READ;
-        }
         Args.requireRoom(length, room, offset);
         if (segment != null) {
             MemorySegment.copy(all, address, segment, offset, length);

@@ -363,23 +363,11 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
     }
 
     /**
-     * Frees every value left in the table and the table itself. Called by the cache's close after
-     * its arena is closed, so no other thread can be touching the table through it any more.
-     *
-     * <p>Frees by value address, not by state: a slot owns a value exactly while its address is
-     * non-zero. That includes a slot a racing release took for freeing (its CAS to "under
-     * construction" done) but that the closed gate then stopped from freeing it.
+     * Frees the table. Called by the cache's close after its arena is closed, so no other thread
+     * can be touching the table through it any more. The values left in it need no free of their
+     * own: close frees the value slabs' chunks after the shards.
      */
     public final void freeAll() {
-        long end = usedSlots() * SLOT_BYTES;
-        MemorySegment raw = MemorySegment.ofAddress(rawAddress).reinterpret(end);
-        for (long slot = 0; slot < end; slot += SLOT_BYTES) {
-            long address = raw.get(ValueLayout.JAVA_LONG, SlotLayout.valueAddressOffset(slot));
-            if (address != 0) {
-                memory.values.freeAtClose(address,
-                        raw.get(ValueLayout.JAVA_INT, SlotLayout.valueLengthOffset(slot)));
-            }
-        }
         releaseTableMemory();
     }
 

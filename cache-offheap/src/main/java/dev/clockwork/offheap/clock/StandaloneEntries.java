@@ -164,17 +164,13 @@ public final class StandaloneEntries {
         return slab == null ? 0 : slab.nativeBytes();
     }
 
-    /** Frees every live entry's value and the records; for close, when no call is inside. */
+    /**
+     * Frees the records; for close, when no call is inside. Live entries' values go with the
+     * value slabs' chunks, which close frees last.
+     */
     public synchronized void freeAll() {
-        if (slab == null) {
-            return;
+        if (slab != null) {
+            slab.freeAll();
         }
-        slab.forEachCarved(record -> {
-            if (EntryStamp.isLive(RAW.get(INT, record + ValueHeader.STAMP_OFFSET))) {
-                memory.values.freeAtClose(RAW.get(LONG, record + ValueHeader.VALUE_ADDRESS_OFFSET),
-                        RAW.get(INT, record + ValueHeader.VALUE_LENGTH_OFFSET));
-            }
-        });
-        slab.freeAll();
     }
 }

@@ -586,13 +586,7 @@ public final class LruShard extends LruList implements Shard {
 
     private void freeMemory() {
         freed = true;
-        slab.forEachCarved(record -> {
-            if (RecordSlab.isLive(RAW.get(INT, record + STAMP_OFFSET))) {
-                values.freeAtClose(RAW.get(LONG, record + VALUE_ADDRESS_OFFSET),
-                        RAW.get(INT, record + VALUE_LENGTH_OFFSET));
-            }
-        });
-        slab.freeAll();
+        slab.freeAll(); // live entries' values go with the value slabs' chunks, freed last
         NativeAllocator.free(buckets, 4L << bucketBits);
         NativeAllocator.free(head, LruRecordLayout.ENTRY_BYTES);
         if (windowHead != 0) {

@@ -11,16 +11,19 @@ import java.util.Arrays;
  * free blocks kept on a few lock-free stacks.
  *
  * <pre>
- *   block index (32 bits, unsigned) = chunk number | 16-byte granule within the chunk
- *                                     (32 - g bits)  (g = chunk shift - 4 bits)
+ *   block index (32 bits, unsigned) = chunk number | granule within the chunk
+ *                                     (32 - g bits)  (g = chunk shift - granule shift bits)
+ *   granule: 16 bytes in small classes, a 4 KiB page in page classes (SizeClasses)
  *
  *   chunk table (heap long[]):   | chunk 0 | chunk 1 | ... |      native addresses
  *   chunk (native, 2^shift bytes, aligned to its size):
  *     +----------------------+---------+---------+-----+---------+------+
  *     | header: chunk number | block 0 | block 1 | ... | block n | tail |
- *     | (64 bytes)           |         |         |     |         |      |
+ *     | (64 bytes; a page in |         |         |     |         |      |
+ *     |  page classes)       |         |         |     |         |      |
  *     +----------------------+---------+---------+-----+---------+------+
- *   a free block:  | next free block index (int) | stale bytes ...
+ *   a free block:  | next free block index (int) | stale bytes (zeros past the first page
+ *                                                   if its class returns pages) ...
  *
  *   stack head (one long per stripe, 128 bytes apart): | tag (32 bits) | top block index (32) |
  * </pre>
@@ -89,7 +92,11 @@ final class BlockPool {
     private final long blockBytes;
     private final int blocksPerChunk;
     private final int chunkShift;
+    private final int granuleShift;
     private final int granuleBits;
+    private final int headerBytes;
+    /** Whether a freed block gives its pages but the first back ({@link SizeClasses#returnsPages}). */
+    private final boolean returnsPages;
     private final long granuleMask;
     /** Chunks a class may have: as many as the index's chunk bits name (2^32 granules in all). */
     private final int maxChunks;
@@ -113,7 +120,10 @@ final class BlockPool {
         this.blockBytes = SizeClasses.blockBytes(sizeClass);
         this.blocksPerChunk = SizeClasses.blocksPerChunk(sizeClass);
         this.chunkShift = SizeClasses.chunkShift(sizeClass);
-        this.granuleBits = chunkShift - SizeClasses.GRANULE_SHIFT;
+        this.granuleShift = SizeClasses.granuleShift(sizeClass);
+        this.granuleBits = chunkShift - granuleShift;
+        this.headerBytes = SizeClasses.headerBytes(sizeClass);
+        this.returnsPages = SizeClasses.returnsPages(sizeClass);
         this.granuleMask = (1L << granuleBits) - 1;
         this.maxChunks = (int) Math.min(Integer.MAX_VALUE, 1L << (32 - granuleBits));
     }
@@ -154,8 +164,19 @@ final class BlockPool {
      * Takes a block back. {@code mem} writes the link and reads the chunk header: scoped for
      * callers that close does not wait for (it throws once the arena is closed), unscoped for
      * those it does.
+     *
+     * @param returnPages whether to give the block's pages but the first back to the kernel, if
+     *     its class does that ({@link SizeClasses#returnsPages}): only for callers close waits
+     *     out, because the advice is a downcall on a raw address that the arena's scope does not
+     *     guard, and after close the chunk may be unmapped and its addresses reused
      */
-    void free(MemorySegment mem, long block) {
+    void free(MemorySegment mem, long block, boolean returnPages) {
+        if (returnPages && returnsPages) {
+            // The block is this caller's until the push: no thread writes it meanwhile. A stale
+            // reader (an optimistic copy, whose stamp check then fails, or a released view)
+            // reads zeros from the returned pages, never unmapped memory.
+            NativeAllocator.returnPages(block + SizeClasses.PAGE, blockBytes - SizeClasses.PAGE);
+        }
         push(mem, headSlot(stripeOfThisThread()), block, block, indexOf(mem, block));
     }
 
@@ -192,14 +213,14 @@ final class BlockPool {
 
     private long addressOf(int index) {
         long[] table = chunkTable;
-        return table[index >>> granuleBits] + ((index & granuleMask) << SizeClasses.GRANULE_SHIFT);
+        return table[index >>> granuleBits] + ((index & granuleMask) << granuleShift);
     }
 
     private int indexOf(MemorySegment mem, long block) {
         long chunk = block & -(1L << chunkShift);
         int number = mem.get(INT, chunk);
         return (number << granuleBits)
-                | (int) ((block - chunk) >>> SizeClasses.GRANULE_SHIFT);
+                | (int) ((block - chunk) >>> granuleShift);
     }
 
     /**
@@ -252,7 +273,7 @@ final class BlockPool {
         table[number] = chunk; // the old array's readers never look at this index
         chunkTable = table; // volatile: published before any block of the chunk is pushed
         chunks = number + 1;
-        freshNext = chunk + SizeClasses.CHUNK_HEADER_BYTES;
+        freshNext = chunk + headerBytes;
         freshEnd = freshNext + blocksPerChunk * blockBytes;
     }
 

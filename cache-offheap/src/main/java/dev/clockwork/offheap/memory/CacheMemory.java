@@ -7,8 +7,8 @@ import java.lang.foreign.MemorySegment;
  * The native-memory context of one cache: a shared arena that owns nothing but the right to be
  * closed, and views of native memory scoped to it.
  *
- * <p>Values come from the cache's {@link ValueSlabs} (slab blocks, or malloc for long values),
- * tables are malloc'd (see {@link NativeAllocator}); both are reached only through views scoped
+ * <p>Values come from the cache's {@link ValueSlabs}, which keep them mapped until close; tables
+ * are malloc'd (see {@link NativeAllocator}); both are reached only through views scoped
  * to this arena. {@code close()} closes the arena first — after which every access through those
  * views, by any thread, throws {@link IllegalStateException} — and only then frees the memory,
  * the value slabs last. So a thread racing with close gets an exception, never a read of freed
@@ -43,16 +43,6 @@ public final class CacheMemory {
 
     public MemorySegment allReadOnly() {
         return allReadOnly;
-    }
-
-    /**
-     * Whether the memory of a value of {@code length} bytes stays mapped until the cache closes,
-     * even after the value is freed and its block reused: only then may it be read without a
-     * reference and checked afterwards ({@code ShardedCache#get}). True of slab blocks
-     * ({@link ValueSlabs}); a value malloc'd apart may be unmapped by its free.
-     */
-    public boolean staysMapped(int length) {
-        return SizeClasses.inSlab(length);
     }
 
     /**

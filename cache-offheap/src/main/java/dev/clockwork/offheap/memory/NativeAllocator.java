@@ -13,16 +13,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Native memory for tables, record and value slab chunks, and values too long for a slab: libc
+ * Native memory for tables and for record and value slab chunks: libc
  * {@code malloc}/{@code free} through FFM downcalls, plus a process-wide count of outstanding bytes
  * that tests assert returns to zero.
  *
- * <p>Values up to {@link SizeClasses#MAX_LENGTH} bytes are blocks of the cache's
- * {@link ValueSlabs}, carved from chunks allocated here, because a slab stays mapped until the
- * cache closes (an optimistic reader never faults) and a block costs a CAS rather than a
- * downcall. Longer values are malloc'd one by one: glibc's malloc is a mature concurrent
- * size-class allocator with per-thread caches, and a downcall costs tens of nanoseconds next to
- * a copy of more than 16 KiB (figures in docs/benchmarks.md, "Allocator").
+ * <p>Values are blocks of the cache's {@link ValueSlabs}, carved from chunks allocated here,
+ * because a slab stays mapped until the cache closes (an optimistic reader, or a view read after
+ * its release, never faults) and a block costs a CAS rather than a downcall. Blocks of 128 KiB or
+ * more give their pages back to the kernel when freed ({@link #returnPages}), as glibc would by
+ * unmapping them, but the addresses stay mapped.
  *
  * <p>Both downcalls are declared with {@code long} instead of {@code ADDRESS} for pointers: on the
  * 64-bit ABIs we support they are passed in the same integer register, and a {@code long} avoids
@@ -38,6 +37,20 @@ public final class NativeAllocator {
             FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
     private static final MethodHandle FREE = downcall("free",
             FunctionDescriptor.ofVoid(ValueLayout.JAVA_LONG));
+
+    /**
+     * {@code madvise(addr, length, MADV_DONTNEED)}: not critical, because returning many pages
+     * may take a while and a critical call would hold off safepoints meanwhile; no errno capture,
+     * which would allocate a state segment on a free path that allocates nothing.
+     */
+    private static final MethodHandle MADVISE = LINKER.downcallHandle(
+            LINKER.defaultLookup().find("madvise").orElseThrow(),
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
+                    ValueLayout.JAVA_INT));
+    /** The same value on Linux and macOS: the pages' contents may be dropped. */
+    private static final int MADV_DONTNEED = 4;
+    /** The kernel's page size: advice is given for whole pages only. */
+    private static final long OS_PAGE = osPageSize();
 
     // mmap/munmap for the Auto table's reservation: rare calls, so no critical option, and errno
     // captured to say why a reservation failed.
@@ -146,6 +159,42 @@ public final class NativeAllocator {
             throw new AssertionError("free downcall failed", t);
         }
         OUTSTANDING.add(-size);
+    }
+
+    /**
+     * Gives the whole pages in {@code [address, address + length)} back to the kernel: they stay
+     * mapped, read as zeros on Linux (or as their old bytes on macOS) and become resident again
+     * when touched. For free value blocks of page classes ({@link SizeClasses#returnsPages}).
+     *
+     * @throws IllegalStateException if the kernel refuses: the range is not mapped (a bug here)
+     */
+    public static void returnPages(long address, long length) {
+        long start = (address + OS_PAGE - 1) & -OS_PAGE;
+        long end = (address + length) & -OS_PAGE;
+        if (end <= start) {
+            return;
+        }
+        int result;
+        try {
+            result = (int) MADVISE.invokeExact(start, end - start, MADV_DONTNEED);
+        } catch (Throwable t) {
+            throw new AssertionError("madvise downcall failed", t);
+        }
+        if (result != 0) {
+            throw new IllegalStateException("madvise of " + (end - start) + " bytes at 0x"
+                    + Long.toHexString(start) + " failed");
+        }
+    }
+
+    private static long osPageSize() {
+        MethodHandle getpagesize = LINKER.downcallHandle(
+                LINKER.defaultLookup().find("getpagesize").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT));
+        try {
+            return (int) getpagesize.invokeExact();
+        } catch (Throwable t) {
+            throw new AssertionError("getpagesize downcall failed", t);
+        }
     }
 
     /** Bytes of address space currently reserved by {@link #reserve} (committed or not). */

@@ -3,47 +3,48 @@ package dev.clockwork.offheap.memory;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Native memory for one cache's values: values up to {@link SizeClasses#MAX_LENGTH} bytes are
- * blocks of per-class slabs ({@link BlockPool}), longer ones are malloc'd one by one
- * ({@link NativeAllocator}). Which of the two a value is follows from its length alone, so a value
- * carries no header and a free needs only the address and length its record holds anyway.
+ * Native memory for one cache's values: every value is a block of a per-class slab
+ * ({@link BlockPool}, classes in {@link SizeClasses}). Which class a value is in follows from its
+ * length alone, so a value carries no header and a free needs only the address and length its
+ * record holds anyway.
  *
  * <h2>Why slabs</h2>
  * A slab's chunks stay mapped until the cache closes, so a thread that read a value's address and
- * reads the value after it was freed (and maybe reused) reads stale bytes, never unmapped memory:
- * a reader can copy a value optimistically and check the entry's stamp afterwards. A malloc'd
- * value may be returned to the kernel by {@code free}. Slabs also drop malloc's 8–16-byte header
- * per value, and a block's allocation or free is one CAS on a stack in the Java heap, with no
- * downcall.
- *
- * <p>Values longer than {@link SizeClasses#MAX_LENGTH} are not in slabs and so may be unmapped
- * once freed; a reader that copies without a reference must not rely on them staying mapped.
+ * reads the value after it was freed (and maybe reused) reads stale bytes or zeros, never
+ * unmapped memory: a reader can copy a value optimistically and check the entry's stamp
+ * afterwards, and a value view used after its handle's release (a caller's bug) cannot crash the
+ * JVM. A malloc'd value may be unmapped by {@code free} (glibc maps values of 128 KiB and more
+ * apart, and unmaps them on free). Slabs also drop malloc's 8–16-byte header per value, and a
+ * block's allocation or free is one CAS on a stack in the Java heap, with no downcall.
  *
  * <h2>Memory</h2>
  * Beside the live values' bytes, the slabs hold:
  * <ul>
  *   <li>each block's slack: under 16 bytes for values up to 256 bytes; above, under 25% of the
  *       length and 9% on average ({@link SizeClasses});</li>
- *   <li>per chunk, its 64-byte header and the tail after its last whole block: 0.01–0.4%;</li>
- *   <li>per class in use, the newest chunk's blocks not yet handed out (chunks of 1 to 4 MiB;
- *       56 MiB if all {@link SizeClasses#COUNT} (40) classes are in use): counted as
- *       allocated, but their pages become resident only as blocks are handed out, 16 at a
- *       time;</li>
+ *   <li>per chunk, its header (64 bytes, or a page in page classes) and the tail after its last
+ *       whole block: 0.01–0.4% for small classes;</li>
+ *   <li>per class in use, the newest chunk's blocks not yet handed out (chunks of 1 to 8 MiB, or
+ *       one long value's): address space counted as allocated, but their pages become resident
+ *       only as blocks are handed out, 16 at a time;</li>
  *   <li>free blocks. Chunks are never returned before close, so each class keeps as many blocks
- *       as it ever had live at once. When the mix of value sizes shifts, the blocks of the classes
- *       no longer used stay stranded until close: the slabs hold the sum over classes of each
- *       class's peak, not the peak of the sum. A cache filled with one mix and then with another
- *       holds at most the values of both (twice its capacity in value bytes, plus slack); the
- *       adversarial bound, the mix moving through every class in turn, is 40 times.</li>
+ *       as it ever had live at once. Blocks of {@link SizeClasses#RETURN_PAGES_MIN} (128 KiB) or
+ *       more return their pages but the first to the kernel when freed by the cache
+ *       ({@link #freeGuarded}), so only their address space stays. Below that, when the mix of
+ *       value sizes shifts, the blocks of the classes no longer used stay resident until close:
+ *       the slabs hold the sum over those classes of each class's peak, not the peak of the sum.
+ *       A cache filled with one mix and then with another holds at most the values of both
+ *       (twice its capacity in value bytes, plus slack); the adversarial bound, the mix moving
+ *       through every class below 128 KiB in turn, is 51 times.</li>
  * </ul>
  *
  * <h2>Close</h2>
- * Three ways to free, by who may race close: {@link #free} for callers close does not wait for
+ * Two ways to free, by who may race close: {@link #free} for callers close does not wait for
  * (an insert that failed before reaching the index): it writes through the cache's scoped view
  * and, once the arena is closed, leaves the block to {@link #freeAll}; {@link #freeGuarded} for
  * callers close waits out (inside the close gate, or under a shard's lock that close takes before
- * {@link #freeAll}); {@link #freeAtClose} for close's own walk over the entries, which leaves slab
- * blocks to {@link #freeAll}. Allocation always reads through the scoped view.
+ * {@link #freeAll}). Values still live at close need no free of their own: {@link #freeAll}
+ * frees their chunks. Allocation always reads through the scoped view.
  */
 public final class ValueSlabs {
     /** Unscoped: for callers that close waits out before it frees the chunks. */
@@ -73,51 +74,32 @@ public final class ValueSlabs {
      * @throws IllegalStateException if the cache was closed
      */
     public long allocate(int length) {
-        if (SizeClasses.inSlab(length)) {
-            return pools[SizeClasses.classOf(length)].allocate(scoped);
-        }
-        return NativeAllocator.allocate(checkLength(length));
+        return pools[SizeClasses.classOf(checkLength(length))].allocate(scoped);
     }
 
     /**
      * Frees a value for a caller that close does not wait for. If the cache's arena is closed, the
-     * block is left to {@link #freeAll}, which frees its chunk; never throws for that.
+     * block is left to {@link #freeAll}, which frees its chunk; never throws for that. A block of
+     * a class that returns pages keeps them: the advice would be a downcall on an address the
+     * arena does not guard, and such frees are rare (an insert that failed).
      */
     public void free(long address, int length) {
-        if (SizeClasses.inSlab(length)) {
-            try {
-                pools[SizeClasses.classOf(length)].free(scoped, address);
-            } catch (IllegalStateException closed) {
-                if (scoped.scope().isAlive()) {
-                    throw closed;
-                }
+        try {
+            pools[SizeClasses.classOf(checkLength(length))].free(scoped, address, false);
+        } catch (IllegalStateException closed) {
+            if (scoped.scope().isAlive()) {
+                throw closed;
             }
-        } else {
-            NativeAllocator.free(address, checkLength(length));
         }
     }
 
     /**
      * Frees a value for a caller that close waits out before {@link #freeAll} (one inside the
      * cache's close gate, or under a lock close takes first): unscoped, so it cannot throw half
-     * way when the arena closes.
+     * way when the arena closes; a long block returns its pages here.
      */
     public void freeGuarded(long address, int length) {
-        if (SizeClasses.inSlab(length)) {
-            pools[SizeClasses.classOf(length)].free(RAW, address);
-        } else {
-            NativeAllocator.free(address, checkLength(length));
-        }
-    }
-
-    /**
-     * Frees a value during close, after the arena is closed: a malloc'd value now, a slab block
-     * with its chunk in {@link #freeAll}.
-     */
-    public void freeAtClose(long address, int length) {
-        if (!SizeClasses.inSlab(length)) {
-            NativeAllocator.free(address, checkLength(length));
-        }
+        pools[SizeClasses.classOf(checkLength(length))].free(RAW, address, true);
     }
 
     private static int checkLength(int length) {
@@ -127,7 +109,10 @@ public final class ValueSlabs {
         return length;
     }
 
-    /** Native bytes of the slabs' chunks (values, free blocks, slack); not malloc'd values. */
+    /**
+     * Bytes of the slabs' chunks (values, free blocks, slack): address space, of which the fresh
+     * blocks' and returned pages are not resident.
+     */
     public long chunkBytes() {
         long bytes = 0;
         for (BlockPool pool : pools) {
@@ -148,10 +133,9 @@ public final class ValueSlabs {
         return bytes;
     }
 
-    /** Native bytes a value of {@code length} takes: its block, or its malloc'd length. */
+    /** Native bytes a value of {@code length} takes: its block. */
     public static long footprint(int length) {
-        return SizeClasses.inSlab(length)
-                ? SizeClasses.blockBytes(SizeClasses.classOf(length)) : checkLength(length);
+        return SizeClasses.blockBytes(SizeClasses.classOf(checkLength(length)));
     }
 
     /** Free blocks of a class, counted by walking its stacks; for tests, when nothing else runs. */

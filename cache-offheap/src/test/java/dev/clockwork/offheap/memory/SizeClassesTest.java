@@ -1,7 +1,6 @@
 package dev.clockwork.offheap.memory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
@@ -11,28 +10,45 @@ class SizeClassesTest {
 
     @Test
     void everyLengthGoesToTheSmallestClassThatHoldsIt() {
-        for (int length = 0; length <= SizeClasses.MAX_LENGTH; length++) {
-            int c = SizeClasses.classOf(length);
-            assertTrue(c >= 0 && c < SizeClasses.COUNT, "class of " + length + ": " + c);
-            assertTrue(SizeClasses.blockBytes(c) >= length, "block of " + length + " too small");
-            if (c > 0) {
-                assertTrue(SizeClasses.blockBytes(c - 1) < length,
-                        "length " + length + " fits class " + (c - 1) + " already");
+        for (int length = 0; length <= 4 * SizeClasses.SMALL_MAX; length++) {
+            checkClassOf(length);
+        }
+        for (int c = 0; c < SizeClasses.COUNT; c++) { // each block's edges, to 2^31
+            long block = SizeClasses.blockBytes(c);
+            for (long length : new long[] {block - 1, block, block + 1}) {
+                if (length <= Integer.MAX_VALUE) {
+                    checkClassOf((int) length);
+                }
             }
         }
-        assertEquals(SizeClasses.COUNT - 1, SizeClasses.classOf(SizeClasses.MAX_LENGTH));
+        assertEquals(SizeClasses.SMALL_COUNT - 1, SizeClasses.classOf(SizeClasses.SMALL_MAX));
+        assertEquals(SizeClasses.COUNT - 1, SizeClasses.classOf(Integer.MAX_VALUE));
+    }
+
+    private static void checkClassOf(int length) {
+        int c = SizeClasses.classOf(length);
+        assertTrue(c >= 0 && c < SizeClasses.COUNT, "class of " + length + ": " + c);
+        assertTrue(SizeClasses.blockBytes(c) >= length, "block of " + length + " too small");
+        if (c > 0) {
+            assertTrue(SizeClasses.blockBytes(c - 1) < length,
+                    "length " + length + " fits class " + (c - 1) + " already");
+        }
     }
 
     @Test
     void blocksGrowAreGranulesAndCommonSizesFitExactly() {
         for (int c = 0; c < SizeClasses.COUNT; c++) {
-            int block = SizeClasses.blockBytes(c);
+            long block = SizeClasses.blockBytes(c);
             assertEquals(0, block % SizeClasses.GRANULE, "block " + block);
+            if (c >= SizeClasses.SMALL_COUNT) {
+                assertEquals(0, block % SizeClasses.PAGE, "page class block " + block);
+            }
             if (c > 0) {
                 assertTrue(block > SizeClasses.blockBytes(c - 1));
             }
         }
-        for (int length : new int[] {16, 64, 96, 256, 512, 1024, 4096, 8192, 16384}) {
+        for (int length : new int[] {16, 64, 96, 256, 512, 1024, 4096, 8192, 16384, 1 << 17,
+                1 << 20, 1 << 30}) {
             assertEquals(length, SizeClasses.blockBytes(SizeClasses.classOf(length)),
                     "length " + length);
         }
@@ -42,8 +58,8 @@ class SizeClassesTest {
     void slackIsBoundedAsTheClassCommentSays() {
         double worst = 0;
         double sumRelative = 0;
-        for (int length = 1; length <= SizeClasses.MAX_LENGTH; length++) {
-            int slack = SizeClasses.blockBytes(SizeClasses.classOf(length)) - length;
+        for (int length = 1; length <= SizeClasses.SMALL_MAX; length++) {
+            long slack = SizeClasses.blockBytes(SizeClasses.classOf(length)) - length;
             if (length <= SizeClasses.FINE_LIMIT) {
                 assertTrue(slack < SizeClasses.GRANULE, "slack " + slack + " at " + length);
             } else {
@@ -52,31 +68,51 @@ class SizeClassesTest {
             sumRelative += (double) slack / length;
         }
         assertTrue(worst < 0.25, "worst slack " + worst);
-        double average = sumRelative / SizeClasses.MAX_LENGTH;
+        double average = sumRelative / SizeClasses.SMALL_MAX;
         assertTrue(average < 0.095, "average slack " + average);
-    }
-
-    @Test
-    void chunksAreAlignedPowersOfTwoHoldingEnoughBlocks() {
-        for (int c = 0; c < SizeClasses.COUNT; c++) {
-            long chunk = 1L << SizeClasses.chunkShift(c);
-            int blocks = SizeClasses.blocksPerChunk(c);
-            assertTrue(chunk >= 1024 * 1024 && chunk <= 4096 * 1024, "chunk " + chunk);
-            assertTrue(blocks >= SizeClasses.MIN_BLOCKS_PER_CHUNK - 1, "blocks " + blocks);
-            long tail = chunk - SizeClasses.CHUNK_HEADER_BYTES
-                    - (long) blocks * SizeClasses.blockBytes(c);
-            assertTrue(tail >= 0 && tail < SizeClasses.blockBytes(c));
-            assertTrue(tail + SizeClasses.CHUNK_HEADER_BYTES <= chunk / 256, "waste in class " + c);
-            // a block index (chunk number | granule) has 32 bits
-            assertTrue(SizeClasses.chunkShift(c) - SizeClasses.GRANULE_SHIFT < 32);
+        for (int c = SizeClasses.SMALL_COUNT; c < SizeClasses.COUNT; c++) {
+            long shortest = SizeClasses.blockBytes(c - 1) + 1; // the worst length of the class
+            double slack = (double) (SizeClasses.blockBytes(c) - shortest) / shortest;
+            assertTrue(slack < 0.25, "slack " + slack + " in class " + c);
         }
     }
 
     @Test
-    void slabLengthsAreZeroToTheMaximum() {
-        assertTrue(SizeClasses.inSlab(0));
-        assertTrue(SizeClasses.inSlab(SizeClasses.MAX_LENGTH));
-        assertFalse(SizeClasses.inSlab(SizeClasses.MAX_LENGTH + 1));
-        assertFalse(SizeClasses.inSlab(-1));
+    void chunksAreAlignedPowersOfTwoHoldingEnoughBlocks() {
+        for (int c = 0; c < SizeClasses.SMALL_COUNT; c++) {
+            long chunk = 1L << SizeClasses.chunkShift(c);
+            int blocks = SizeClasses.blocksPerChunk(c);
+            assertTrue(chunk >= 1024 * 1024 && chunk <= 4096 * 1024, "chunk " + chunk);
+            assertTrue(blocks >= SizeClasses.MIN_BLOCKS_PER_CHUNK - 1, "blocks " + blocks);
+            long tail = chunk - SizeClasses.headerBytes(c) - blocks * SizeClasses.blockBytes(c);
+            assertTrue(tail >= 0 && tail < SizeClasses.blockBytes(c));
+            assertTrue(tail + SizeClasses.headerBytes(c) <= chunk / 256, "waste in class " + c);
+            assertTrue(SizeClasses.chunkShift(c) - SizeClasses.granuleShift(c) < 32);
+        }
+        for (int c = SizeClasses.SMALL_COUNT; c < SizeClasses.COUNT; c++) {
+            long chunk = 1L << SizeClasses.chunkShift(c);
+            long block = SizeClasses.blockBytes(c);
+            int blocks = SizeClasses.blocksPerChunk(c);
+            assertEquals(SizeClasses.PAGE, SizeClasses.headerBytes(c));
+            assertTrue(blocks >= 1 && SizeClasses.PAGE + blocks * block <= chunk, "class " + c);
+            // 8 MiB while that holds a block, else the smallest power of two that holds one
+            assertTrue(chunk == 8L << 20 || (chunk / 2 < SizeClasses.PAGE + block && blocks == 1),
+                    "chunk " + chunk + " for block " + block);
+            // a block index (chunk number | page) has 32 bits, and names 2^32 pages in all
+            assertEquals(SizeClasses.PAGE_SHIFT, SizeClasses.granuleShift(c));
+            assertTrue(SizeClasses.chunkShift(c) - SizeClasses.granuleShift(c) < 32);
+        }
+    }
+
+    @Test
+    void blocksFrom128KiBReturnTheirPages() {
+        int returning = 0;
+        for (int c = 0; c < SizeClasses.COUNT; c++) {
+            assertEquals(SizeClasses.blockBytes(c) >= 128 * 1024, SizeClasses.returnsPages(c));
+            returning += SizeClasses.returnsPages(c) ? 1 : 0;
+        }
+        // ValueSlabs' bound on stranded memory counts the classes that keep their pages
+        assertEquals(51, SizeClasses.COUNT - returning);
+        assertEquals(108, SizeClasses.COUNT);
     }
 }

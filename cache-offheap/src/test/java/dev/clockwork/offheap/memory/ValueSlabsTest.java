@@ -73,7 +73,7 @@ class ValueSlabsTest {
 
     @Test
     void blocksOfAChunkDoNotOverlap() {
-        for (int length : new int[] {0, 16, 17, 255, 257, 1000, 8192, SizeClasses.MAX_LENGTH}) {
+        for (int length : new int[] {0, 16, 17, 255, 257, 1000, 8192, SizeClasses.SMALL_MAX}) {
             long a = slabs.allocate(length);
             long b = slabs.allocate(length);
             long block = SizeClasses.blockBytes(SizeClasses.classOf(length));
@@ -84,14 +84,36 @@ class ValueSlabsTest {
     }
 
     @Test
-    void longValuesAreMallocdAndFreedByLength() {
-        long before = NativeAllocator.outstandingBytes();
-        int length = SizeClasses.MAX_LENGTH + 1;
-        long address = slabs.allocate(length);
-        assertEquals(before + length, NativeAllocator.outstandingBytes());
-        assertEquals(0, slabs.chunkBytes());
-        slabs.free(address, length);
-        assertEquals(before, NativeAllocator.outstandingBytes());
+    void longValuesAreBlocksOfPageClassesThatReturnTheirPagesWhenFreed() {
+        int length = 1 << 20;
+        int c = SizeClasses.classOf(length);
+        long block = slabs.allocate(length);
+        assertEquals(0, block % SizeClasses.PAGE, "page-aligned");
+        assertEquals(1L << SizeClasses.chunkShift(c), slabs.chunkBytes(), "one chunk, no malloc");
+        MemorySegment bytes = RAW.asSlice(block, length);
+        bytes.fill((byte) 0x5A);
+        slabs.freeGuarded(block, length);
+        // The first page keeps the free-list link and the old bytes; the rest reads zeros: its
+        // pages went back to the kernel, and the address is still mapped.
+        assertEquals(0x5A, bytes.get(ValueLayout.JAVA_BYTE, SizeClasses.PAGE - 1));
+        for (long at = SizeClasses.PAGE; at < length; at += 997) {
+            assertEquals(0, bytes.get(ValueLayout.JAVA_BYTE, at), "byte " + at);
+        }
+        assertEquals(0, bytes.get(ValueLayout.JAVA_BYTE, length - 1));
+        assertEquals(block, slabs.allocate(length - 4096), "the freed block is reused");
+        // An unguarded free (one close does not wait for) keeps the pages.
+        bytes.fill((byte) 0x5A);
+        slabs.free(block, length);
+        assertEquals(0x5A, bytes.get(ValueLayout.JAVA_BYTE, length - 1));
+    }
+
+    @Test
+    void blocksBelowTheReturnThresholdKeepTheirBytesWhenFreed() {
+        int length = 100_000; // a 112 KiB block, below the threshold
+        long block = slabs.allocate(length);
+        RAW.asSlice(block, length).fill((byte) 0x33);
+        slabs.freeGuarded(block, length);
+        assertEquals(0x33, RAW.get(ValueLayout.JAVA_BYTE, block + length - 1));
     }
 
     @Test
@@ -104,7 +126,7 @@ class ValueSlabsTest {
 
     @Test
     void closeFreesEveryChunkWithBlocksStillOut() {
-        for (int length = 0; length <= SizeClasses.MAX_LENGTH; length += 97) {
+        for (int length = 0; length <= SizeClasses.SMALL_MAX; length += 97) {
             slabs.allocate(length);
         }
         long carved = slabs.chunkBytes();
@@ -119,12 +141,12 @@ class ValueSlabsTest {
     }
 
     @Test
-    void freeAtCloseLeavesBlocksToTheirChunks() {
-        long block = slabs.allocate(64);
-        long big = slabs.allocate(SizeClasses.MAX_LENGTH + 100);
+    void closeFreesTheChunksOfLongValuesStillOut() {
+        slabs.allocate(64);
+        slabs.allocate(SizeClasses.SMALL_MAX + 100);
+        slabs.allocate(3 << 20);
+        slabs.allocate(9 << 20); // a chunk of its own
         memory.closeArena();
-        slabs.freeAtClose(block, 64);
-        slabs.freeAtClose(big, SizeClasses.MAX_LENGTH + 100);
         slabs.freeAll();
         assertEquals(baseline, NativeAllocator.outstandingBytes());
     }
@@ -138,7 +160,7 @@ class ValueSlabsTest {
     void concurrentAllocateAndFreeNeverHandAFreeBlockToTwoOwners() throws Exception {
         int threads = 4;
         int rounds = 200_000;
-        int[] lengths = {24, 64, 64, 300, 8192};
+        int[] lengths = {24, 64, 64, 300, 8192, 40_000, 200_000};
         CountDownLatch start = new CountDownLatch(1);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         List<Thread> workers = new ArrayList<>();
