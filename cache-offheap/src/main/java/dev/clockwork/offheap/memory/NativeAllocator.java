@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Values are blocks of the cache's {@link ValueSlabs}, carved from chunks allocated here,
  * because a slab stays mapped until the cache closes (an optimistic reader, or a view read after
- * its release, never faults) and a block costs a CAS rather than a downcall. Blocks of 128 KiB or
+ * its release, never faults) and a block costs a CAS rather than a downcall. Blocks of 32 MiB or
  * more give their pages back to the kernel when freed ({@link #returnPages}), as glibc would by
  * unmapping them, but the addresses stay mapped.
  *

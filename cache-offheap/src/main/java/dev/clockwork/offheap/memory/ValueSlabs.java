@@ -14,7 +14,7 @@ import java.lang.foreign.MemorySegment;
  * unmapped memory: a reader can copy a value optimistically and check the entry's stamp
  * afterwards, and a value view used after its handle's release (a caller's bug) cannot crash the
  * JVM. A malloc'd value may be unmapped by {@code free} (glibc maps values of 128 KiB and more
- * apart, and unmaps them on free). Slabs also drop malloc's 8–16-byte header per value, and a
+ * apart until its dynamic threshold rises, always from 32 MiB, and unmaps them on free). Slabs also drop malloc's 8–16-byte header per value, and a
  * block's allocation or free is one CAS on a stack in the Java heap, with no downcall.
  *
  * <h2>Memory</h2>
@@ -28,14 +28,14 @@ import java.lang.foreign.MemorySegment;
  *       one long value's): address space counted as allocated, but their pages become resident
  *       only as blocks are handed out, 16 at a time;</li>
  *   <li>free blocks. Chunks are never returned before close, so each class keeps as many blocks
- *       as it ever had live at once. Blocks of {@link SizeClasses#RETURN_PAGES_MIN} (128 KiB) or
+ *       as it ever had live at once. Blocks of {@link SizeClasses#RETURN_PAGES_MIN} (32 MiB) or
  *       more return their pages but the first to the kernel when freed by the cache
  *       ({@link #freeGuarded}), so only their address space stays. Below that, when the mix of
  *       value sizes shifts, the blocks of the classes no longer used stay resident until close:
  *       the slabs hold the sum over those classes of each class's peak, not the peak of the sum.
  *       A cache filled with one mix and then with another holds at most the values of both
  *       (twice its capacity in value bytes, plus slack); the adversarial bound, the mix moving
- *       through every class below 128 KiB in turn, is 51 times.</li>
+ *       through every class below 32 MiB in turn, is 83 times.</li>
  * </ul>
  *
  * <h2>Close</h2>

@@ -105,14 +105,14 @@ class SizeClassesTest {
     }
 
     @Test
-    void blocksFrom128KiBReturnTheirPages() {
+    void blocksFrom32MiBReturnTheirPages() {
         int returning = 0;
         for (int c = 0; c < SizeClasses.COUNT; c++) {
-            assertEquals(SizeClasses.blockBytes(c) >= 128 * 1024, SizeClasses.returnsPages(c));
+            assertEquals(SizeClasses.blockBytes(c) >= 32 << 20, SizeClasses.returnsPages(c));
             returning += SizeClasses.returnsPages(c) ? 1 : 0;
         }
         // ValueSlabs' bound on stranded memory counts the classes that keep their pages
-        assertEquals(51, SizeClasses.COUNT - returning);
+        assertEquals(83, SizeClasses.COUNT - returning);
         assertEquals(108, SizeClasses.COUNT);
     }
 }

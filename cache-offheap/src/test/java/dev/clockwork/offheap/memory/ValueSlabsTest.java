@@ -85,7 +85,7 @@ class ValueSlabsTest {
 
     @Test
     void longValuesAreBlocksOfPageClassesThatReturnTheirPagesWhenFreed() {
-        int length = 1 << 20;
+        int length = SizeClasses.RETURN_PAGES_MIN;
         int c = SizeClasses.classOf(length);
         long block = slabs.allocate(length);
         assertEquals(0, block % SizeClasses.PAGE, "page-aligned");
@@ -96,7 +96,7 @@ class ValueSlabsTest {
         // The first page keeps the free-list link and the old bytes; the rest reads zeros: its
         // pages went back to the kernel, and the address is still mapped.
         assertEquals(0x5A, bytes.get(ValueLayout.JAVA_BYTE, SizeClasses.PAGE - 1));
-        for (long at = SizeClasses.PAGE; at < length; at += 997) {
+        for (long at = SizeClasses.PAGE; at < length; at += 99_991) {
             assertEquals(0, bytes.get(ValueLayout.JAVA_BYTE, at), "byte " + at);
         }
         assertEquals(0, bytes.get(ValueLayout.JAVA_BYTE, length - 1));
@@ -109,7 +109,7 @@ class ValueSlabsTest {
 
     @Test
     void blocksBelowTheReturnThresholdKeepTheirBytesWhenFreed() {
-        int length = 100_000; // a 112 KiB block, below the threshold
+        int length = 1 << 20;
         long block = slabs.allocate(length);
         RAW.asSlice(block, length).fill((byte) 0x33);
         slabs.freeGuarded(block, length);
