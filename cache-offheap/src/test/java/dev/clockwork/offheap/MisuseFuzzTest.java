@@ -27,7 +27,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 13's contract under random use: {@value #THREADS} threads interleave valid and invalid
+ * The misuse contract (no call sequence crashes the JVM or corrupts another caller's entry) under random use: {@value #THREADS} threads interleave valid and invalid
  * calls on one small cache of each type ({@value #KEYS} keys, so threads collide on keys; a
  * capacity of a few dozen values, so inserts evict and pinned inserts go standalone on
  * HyperClock). No call sequence may crash the JVM, hang, return another entry's bytes to anyone,
@@ -67,7 +67,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * references, so a correct caller's release of that entry is refused later, or the entry is freed
  * while it still holds it and its calls are refused as stale. Making every double release target
  * an entry that its thread holds alone would avoid this, but no thread can know that (any lookup
- * may take a reference at any time), and it would leave the racy case, the one issue 13 was
+ * may take a reference at any time), and it would leave the racy case, the one the contract is
  * about, untested. So the fuzz lets misuse hit shared entries and keeps the checks exact
  * elsewhere: every accepted misuse release (a double release or a release through a released
  * handle) records the version of the entry it hit, and every refusal of a valid call records the
@@ -477,7 +477,7 @@ class MisuseFuzzTest {
         /**
          * Reads a held handle's value view. Its bytes may differ only if the entry was freed
          * under it, which an accepted misuse release of its version allows (a view is not checked
-         * while it is read: that is issue 13's scenario 8, left to the read-path issue), so a
+         * while it is read: see ReleasedLargeValueViewTest), so a
          * mismatch is recorded for the after-run check like a refusal.
          */
         private void readView(Held x) {
@@ -613,8 +613,8 @@ class MisuseFuzzTest {
                     }
                     case 2 -> cache.valueSize(x.handle) == x.length;
                     case 3 -> cache.charge(x.handle) == x.length;
-                    // Its contents are not read: a view read after release is issue 13's
-                    // scenario 8, left to the read-path issue.
+                    // Its contents are not read: a view read after release reads stale bytes
+                    // (ReleasedLargeValueViewTest).
                     case 4 -> cache.value(x.handle).byteSize() == x.length;
                     case 5 -> {
                         cache.ref(x.handle);

@@ -6,7 +6,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * Shared pieces of {@link MisuseFuzzTest} and {@link MisuseRaceTest} (issue 13: no call sequence
+ * Shared pieces of {@link MisuseFuzzTest} and {@link MisuseRaceTest} (the misuse contract: no call sequence
  * may crash the JVM or corrupt another caller's entry): the three cache types, built through their
  * public builders only (the handle layout is the cache's business, so nothing here decodes a
  * handle); values that name their key and version, so that every read can be checked; and what

@@ -28,8 +28,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The misuse races reported in issue 13, one focused test each (scenarios 1 to 4; 5 is
- * {@link RefLimitTest}, 8 {@link ReleasedLargeValueViewTest}), on every cache type they apply to.
+ * The misuse races, one focused test each (the reference limit is {@link RefLimitTest}, a view
+ * read after release {@link ReleasedLargeValueViewTest}), on every cache type they apply to.
  * Each runs thousands of rounds in well under a few seconds.
  *
  * <p>The contract checked: a refused call throws {@link IllegalStateException} or

@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import dev.clockwork.offheap.lru.LruRecordLayout;
 
 /**
- * Issue 13, scenario 5: one entry referenced past the width of its reference count. HyperClock
+ * Misuse: one entry referenced past the width of its reference count. HyperClock
  * counts references in 30-bit counters, so 2^30 + 1 references wrapped the count to 1 and the
  * entry was freed while pinned. The documented limit is {@link #HYPER_CLOCK_MAX_REFS}
  * (2^24 - 1) references per HyperClock entry and {@link #LRU_MAX_REFS} (2^24 - 1) per LRU

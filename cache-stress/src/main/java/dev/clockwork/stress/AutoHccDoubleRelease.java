@@ -22,7 +22,7 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.LLLL_Result;
 
 /**
- * Issue 13: double releases in an Auto table, the counterpart of {@link FixedHccDoubleRelease}
+ * Misuse: double releases in an Auto table, the counterpart of {@link FixedHccDoubleRelease}
  * (same races, same contract): raced against a correct release, an erase, an eviction (which in
  * an Auto table also grows it and unlinks chains) and a correct holder of the slot's next entry.
  * A release of a handle whose references are all gone is refused with

@@ -16,7 +16,7 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.LLLL_Result;
 
 /**
- * Issue 13: double releases in a fixed table, raced against a correct release, an erase, an
+ * Misuse: double releases in a fixed table, raced against a correct release, an erase, an
  * eviction and a correct holder of the slot's next entry. The contract: a release of a handle
  * whose references are all gone is refused with {@link IllegalStateException} and changes
  * nothing, whatever runs beside it; of two releases of one reference exactly one succeeds; no
@@ -24,7 +24,7 @@ import org.openjdk.jcstress.infra.results.LLLL_Result;
  *
  * <p>Every state holds handles only of entries nobody else references, so every double release
  * here is detectable (the documented limit, a double release of an entry others also hold, is
- * issue 13's MisuseRaceTest's business). Result fields: r1, r2 the actors; r3 what the arbiter
+ * MisuseRaceTest's business). Result fields: r1, r2 the actors; r3 what the arbiter
  * finds (see each state); r4 accounting with no handle held (usage is metadata plus 64 per table
  * entry, nothing pinned or standalone: a double free shows as usage too low, a lost release as a
  * pin left), the drain check (the fillers' inserts must evict anything left unreferenced) and

@@ -14,7 +14,7 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.LLLL_Result;
 
 /**
- * Issue 13, LRU: a double release raced against the removal of its entry, by an erase or by an
+ * Misuse, LRU: a double release raced against the removal of its entry, by an erase or by an
  * eviction (the release-vs-release race and the stale release against a correct holder are
  * {@link LruDoubleRelease}'s). The second release must be refused in every interleaving, the
  * entry freed exactly once, and the accounting exact. The LRU cache decides every release under

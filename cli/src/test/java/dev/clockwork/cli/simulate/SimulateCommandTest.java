@@ -193,17 +193,16 @@ class SimulateCommandTest {
         assertTrue(((String) r[2]).contains(message), "expected '" + message + "' in " + r[2]);
     }
 
-    /** The LIRS cpp trace, when the shared trace collection is next to the checkout. */
+    /**
+     * The LIRS cpp trace, when a directory of traces holding {@code cpp.trace.gz} is named by the
+     * {@code CLOCKWORK_TRACES} environment variable or the {@code clockwork.traces} property.
+     */
     @Test
-    void sharedCppTraceMatchesPublishedLruAndOpt() {
-        Path cpp = null;
-        for (String base : new String[] {"../shared/traces", "../../shared/traces"}) {
-            Path p = Path.of(base, "cpp.trace.gz");
-            if (Files.isRegularFile(p)) {
-                cpp = p;
-            }
-        }
-        assumeTrue(cpp != null, "no shared trace collection next to the checkout");
+    void cppTraceMatchesPublishedLruAndOpt() {
+        String dir = System.getProperty("clockwork.traces", System.getenv("CLOCKWORK_TRACES"));
+        Path cpp = dir == null ? null : Path.of(dir, "cpp.trace.gz");
+        assumeTrue(cpp != null && Files.isRegularFile(cpp),
+                "no trace directory with cpp.trace.gz in CLOCKWORK_TRACES");
         Object[] r = run("simulate", "-trace", cpp.toString(), "-capacities=250",
                 "-policies=lru,opt", "-csv");
         assertEquals(0, r[0], (String) r[2]);
