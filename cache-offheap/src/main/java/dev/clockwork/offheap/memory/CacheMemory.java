@@ -17,12 +17,12 @@ import java.lang.foreign.MemorySegment;
 public final class CacheMemory {
     private final Arena arena = Arena.ofShared();
     /** All of the address space, scoped to the arena: values are read and written through it. */
-    private final MemorySegment all = MemorySegment.NULL.reinterpret(Long.MAX_VALUE, arena, null);
+    private final MemorySegment all;
     /** The same, read-only: handing out a value view then costs one slice, not two objects. */
-    private final MemorySegment allReadOnly = all.asReadOnly();
+    private final MemorySegment allReadOnly;
     public final StatsCounters stats;
     /** Every value of the cache is allocated and freed here; its chunks are freed last at close. */
-    public final ValueSlabs values = new ValueSlabs(all);
+    public final ValueSlabs values;
     /**
      * Seeds every slot's and record's first stamp ({@link EntryStamp}); random per cache, so that
      * another cache's handles, and handles made up from this one's, name nothing here.
@@ -30,6 +30,10 @@ public final class CacheMemory {
     public final long stampSalt = java.util.concurrent.ThreadLocalRandom.current().nextLong();
 
     public CacheMemory(boolean recordStats) {
+        NativeAccess.require(); // before the first restricted call, which is the next line
+        this.all = MemorySegment.NULL.reinterpret(Long.MAX_VALUE, arena, null);
+        this.allReadOnly = all.asReadOnly();
+        this.values = new ValueSlabs(all);
         this.stats = new StatsCounters(recordStats);
     }
 
