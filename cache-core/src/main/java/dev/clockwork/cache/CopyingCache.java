@@ -138,7 +138,8 @@ public final class CopyingCache implements AutoCloseable {
      * @param priority how hard the cache should try to keep the entry
      * @return {@code true} if the cache accepted the entry, {@code false} if it refused it (strict
      *     capacity limit or admission policy)
-     * @throws IllegalArgumentException if the value is larger than the cache's capacity
+     * @throws IllegalArgumentException if the value is larger than the cache's capacity; the
+     *     key's old value has been erased by then
      */
     public boolean put(byte[] key, byte[] value, Priority priority) {
         Args.requireNonNull("key", key);
@@ -235,7 +236,7 @@ public final class CopyingCache implements AutoCloseable {
      * @param priority how hard the cache should try to keep the entry
      * @return {@code true} if the cache accepted the entry, {@code false} if it refused it
      * @throws IllegalArgumentException if the value is larger than the cache's capacity, or
-     *     longer than {@code Integer.MAX_VALUE} bytes
+     *     longer than {@code Integer.MAX_VALUE} bytes; the key's old value has been erased by then
      */
     public boolean put(MemorySegment key, MemorySegment value, Priority priority) {
         Args.requireNonNull("key", key);
