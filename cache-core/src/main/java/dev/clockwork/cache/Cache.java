@@ -69,12 +69,18 @@ public interface Cache extends AutoCloseable {
     /**
      * A number no earlier call on this cache returned, counting up from 0 (thread-safe): for keys
      * unique for the cache's lifetime ({@link dev.clockwork.cache.key.CacheKeys}).
+     *
+     * @return the next id: 0 on the first call, one more on each call after
      */
     long newId();
 
     /**
      * Looks up a key; returns a pinned handle, or {@link #MISS}.
      *
+     * @param key0 the key's first 64 bits (any value)
+     * @param key1 the key's second 64 bits (any value)
+     * @return a handle that pins the entry, to be released once with {@link #release(long)}; or
+     *     {@link #MISS} if the key is not in the cache
      * @throws IllegalStateException if the entry already holds the most references an entry may
      *     (see "Misuse" above)
      */
@@ -110,12 +116,35 @@ public interface Cache extends AutoCloseable {
      * set beyond 2^56, come near it. An LRU shard all of whose records (up to
      * {@code min(2^31, 2^(40 - numShardBits))}) hold pinned entries refuses as well.
      *
+     * @param key0 the key's first 64 bits (any value)
+     * @param key1 the key's second 64 bits (any value)
+     * @param value the value: all of the segment, at most {@code Integer.MAX_VALUE} bytes; copied,
+     *     so the caller may reuse or free it when the call returns
      * @param charge what the entry counts against capacity, {@code >= 0}
-     * @throws IllegalArgumentException if {@code charge} is negative or larger than the capacity
+     * @param priority how hard to try to keep the entry
+     * @return {@code true} if the entry was accepted, {@code false} if it was refused (see above)
+     * @throws IllegalArgumentException if {@code charge} is negative or larger than the capacity,
+     *     or the value is longer than {@code Integer.MAX_VALUE} bytes
+     * @throws NullPointerException if {@code value} or {@code priority} is null
      */
     boolean insert(long key0, long key1, MemorySegment value, long charge, Priority priority);
 
-    /** As {@link #insert(long, long, MemorySegment, long, Priority)}, copying from an array. */
+    /**
+     * As {@link #insert(long, long, MemorySegment, long, Priority)}, copying from an array.
+     *
+     * @param key0 the key's first 64 bits (any value)
+     * @param key1 the key's second 64 bits (any value)
+     * @param value the array holding the value; copied
+     * @param offset index in {@code value} of the value's first byte
+     * @param length the value's length in bytes, {@code >= 0}
+     * @param charge what the entry counts against capacity, {@code >= 0}
+     * @param priority how hard to try to keep the entry
+     * @return {@code true} if the entry was accepted, {@code false} if it was refused
+     * @throws IndexOutOfBoundsException if {@code [offset, offset + length)} is not inside
+     *     {@code value}
+     * @throws IllegalArgumentException if {@code charge} is negative or larger than the capacity
+     * @throws NullPointerException if {@code value} or {@code priority} is null
+     */
     boolean insert(long key0, long key1, byte[] value, int offset, int length, long charge,
                    Priority priority);
 
@@ -125,28 +154,78 @@ public interface Cache extends AutoCloseable {
      * is already present or the table has no free slot, the handle refers to a standalone entry
      * that lookups do not find and that is freed on its last release; an LRU cache replaces the
      * present entry.
+     *
+     * @param key0 the key's first 64 bits (any value)
+     * @param key1 the key's second 64 bits (any value)
+     * @param value the value: all of the segment, at most {@code Integer.MAX_VALUE} bytes; copied
+     * @param charge what the entry counts against capacity, {@code >= 0}
+     * @param priority how hard to try to keep the entry
+     * @return a handle that pins the new entry, to be released once; or {@link #MISS} if the
+     *     insert was refused
+     * @throws IllegalArgumentException as {@link #insert(long, long, MemorySegment, long, Priority)}
+     * @throws NullPointerException if {@code value} or {@code priority} is null
      */
     long insertPinned(long key0, long key1, MemorySegment value, long charge, Priority priority);
 
-    /** As {@link #insertPinned(long, long, MemorySegment, long, Priority)}, from an array. */
+    /**
+     * As {@link #insertPinned(long, long, MemorySegment, long, Priority)}, from an array.
+     *
+     * @param key0 the key's first 64 bits (any value)
+     * @param key1 the key's second 64 bits (any value)
+     * @param value the array holding the value; copied
+     * @param offset index in {@code value} of the value's first byte
+     * @param length the value's length in bytes, {@code >= 0}
+     * @param charge what the entry counts against capacity, {@code >= 0}
+     * @param priority how hard to try to keep the entry
+     * @return a handle that pins the new entry, to be released once; or {@link #MISS} if the
+     *     insert was refused
+     * @throws IndexOutOfBoundsException if {@code [offset, offset + length)} is not inside
+     *     {@code value}
+     * @throws IllegalArgumentException as {@link #insert(long, long, MemorySegment, long, Priority)}
+     * @throws NullPointerException if {@code value} or {@code priority} is null
+     */
     long insertPinned(long key0, long key1, byte[] value, int offset, int length, long charge,
                       Priority priority);
 
     /**
      * A read-only view of a pinned entry's value. Valid until the handle is released; reading it
      * after {@link #close()} throws {@link IllegalStateException}.
+     *
+     * @param handle a pinned handle of this cache
+     * @return a read-only segment of {@link #valueSize(long)} bytes over the value in place
      */
     MemorySegment value(long handle);
 
-    /** The size in bytes of a pinned entry's value. */
+    /**
+     * The size in bytes of a pinned entry's value.
+     *
+     * @param handle a pinned handle of this cache
+     * @return the value's length in bytes (not its charge)
+     */
     long valueSize(long handle);
 
-    /** Copies a pinned entry's value into {@code dst} at {@code offset}; returns the byte count. */
+    /**
+     * Copies a pinned entry's value into {@code dst} at {@code offset}; returns the byte count.
+     *
+     * @param handle a pinned handle of this cache
+     * @param dst where to copy the value
+     * @param offset index in {@code dst} of the value's first byte
+     * @return the number of bytes copied: the value's size
+     * @throws IllegalArgumentException if the value does not fit in {@code dst} at
+     *     {@code offset}; nothing is copied then
+     */
     int copyValue(long handle, byte[] dst, int offset);
 
     /**
      * Copies a pinned entry's value into {@code dst} at {@code offset}; returns the byte count.
      * Unlike {@link #value(long)} this never creates an object, whatever the JIT inlines.
+     *
+     * @param handle a pinned handle of this cache
+     * @param dst where to copy the value
+     * @param offset byte offset in {@code dst} of the value's first byte
+     * @return the number of bytes copied: the value's size
+     * @throws IllegalArgumentException if the value does not fit in {@code dst} at
+     *     {@code offset}; nothing is copied then
      */
     long copyValue(long handle, MemorySegment dst, long offset);
 
@@ -166,6 +245,10 @@ public interface Cache extends AutoCloseable {
      * <p>A copy overtaken by the entry's eviction or replacement is retried; the bytes it wrote
      * stay in {@code dst} if the retry then finds nothing ({@link #ABSENT}) or a value too long.
      *
+     * @param key0 the key's first 64 bits (any value)
+     * @param key1 the key's second 64 bits (any value)
+     * @param dst where to copy the value
+     * @param offset index in {@code dst} of the value's first byte
      * @return the value's length, or {@link #ABSENT} if the key is not cached
      * @throws IllegalArgumentException if the value does not fit in {@code dst} after
      *     {@code offset} (nothing is copied then, but see above)
@@ -189,6 +272,13 @@ public interface Cache extends AutoCloseable {
     /**
      * As {@link #get(long, long, byte[], int)}, into a segment.
      *
+     * @param key0 the key's first 64 bits (any value)
+     * @param key1 the key's second 64 bits (any value)
+     * @param dst where to copy the value
+     * @param offset byte offset in {@code dst} of the value's first byte
+     * @return the value's length, or {@link #ABSENT} if the key is not cached
+     * @throws IllegalArgumentException if the value does not fit in {@code dst} after
+     *     {@code offset}
      * @throws IndexOutOfBoundsException if {@code offset} is not in {@code [0, dst.byteSize()]}
      */
     default long get(long key0, long key1, MemorySegment dst, long offset) {
@@ -206,18 +296,32 @@ public interface Cache extends AutoCloseable {
         }
     }
 
-    /** The charge a pinned entry counts against capacity (excluding metadata). */
+    /**
+     * The charge a pinned entry counts against capacity (excluding metadata).
+     *
+     * @param handle a pinned handle of this cache
+     * @return the {@code charge} the entry was inserted with
+     */
     long charge(long handle);
 
     /**
      * Takes one more reference on an already pinned entry; release each separately.
      *
+     * @param handle a pinned handle of this cache; the same handle is released once more
      * @throws IllegalStateException if the handle is not pinned, stale, or its entry already holds
      *     the most references an entry may (see "Misuse" above)
      */
     void ref(long handle);
 
-    /** Releases a handle. Returns {@code true} if this freed the entry. */
+    /**
+     * Releases a handle. Returns {@code true} if this freed the entry. As
+     * {@link #release(long, boolean)} without erasing.
+     *
+     * @param handle a pinned handle of this cache; not to be used again
+     * @return {@code true} if this was the entry's last reference and the entry was freed: it
+     *     was no longer in the cache (erased, replaced, or standalone), or, in an LRU cache, the
+     *     cache was over capacity
+     */
     default boolean release(long handle) {
         return release(handle, false);
     }
@@ -227,6 +331,9 @@ public interface Cache extends AutoCloseable {
      * reference. Returns {@code true} if this freed the entry. A refused release changes nothing;
      * what a second release cannot be told from is described under "Misuse" above.
      *
+     * @param handle a pinned handle of this cache; not to be used again
+     * @param eraseIfLastRef whether to erase the entry if this is its last reference
+     * @return {@code true} if this freed the entry
      * @throws IllegalStateException if the handle is not pinned (double release) or stale
      * @throws IllegalArgumentException if the handle does not belong to this cache
      */
@@ -235,10 +342,19 @@ public interface Cache extends AutoCloseable {
     /**
      * Removes a key. A pinned entry stays readable through its handles and is freed when the last
      * one is released. Returns {@code true} if the key was found.
+     *
+     * @param key0 the key's first 64 bits (any value)
+     * @param key1 the key's second 64 bits (any value)
+     * @return {@code true} if the key was in the cache
      */
     boolean erase(long key0, long key1);
 
-    /** The capacity in bytes, as last set (see {@link #setCapacity}). */
+    /**
+     * The capacity in bytes, as last set (see {@link #setCapacity}).
+     *
+     * @return the capacity in bytes, as given at build or to {@link #setCapacity}, even beyond
+     *     what usage may reach
+     */
     long capacity();
 
     /**
@@ -249,16 +365,30 @@ public interface Cache extends AutoCloseable {
      * capacity beyond what usage may reach acts as that bound (the off-heap caches: 2^56 bytes,
      * see {@link #insert}), so {@code Long.MAX_VALUE} means "unbounded".
      *
+     * @param capacity the new capacity in bytes, {@code > 0}
      * @throws IllegalArgumentException if {@code capacity} is not positive
      */
     void setCapacity(long capacity);
 
-    /** Bytes charged to the cache, including metadata and pinned entries. */
+    /**
+     * Bytes charged to the cache, including metadata and pinned entries.
+     *
+     * @return the sum of the entries' charges and of the charged metadata, in bytes
+     */
     long usage();
 
-    /** Bytes charged by entries that are currently pinned by a handle (computed by a scan). */
+    /**
+     * Bytes charged by entries that are currently pinned by a handle (computed by a scan).
+     *
+     * @return the charges of the pinned entries, in bytes, part of {@link #usage()}
+     */
     long pinnedUsage();
 
+    /**
+     * Whether the strict capacity limit is on; see {@link #setStrictCapacityLimit}.
+     *
+     * @return {@code true} if inserts that cannot make room are refused
+     */
     boolean strictCapacityLimit();
 
     /**
@@ -270,12 +400,25 @@ public interface Cache extends AutoCloseable {
      * meets only entries of countdown 3 (fresh HIGH entries, or entries hit since the last sweep)
      * frees nothing and gives up, as RocksDB's does. The next insert's run starts where it ended
      * and finds them lowered.
+     *
+     * @param strict {@code true} to refuse inserts that cannot make room, {@code false} to let
+     *     usage exceed capacity instead
      */
     void setStrictCapacityLimit(boolean strict);
 
-    /** Entries in the table (excluding standalone ones). */
+    /**
+     * Entries in the table (excluding standalone ones).
+     *
+     * @return the number of entries in the tables; a HyperClock cache counts the slots taken, so
+     *     also inserts in flight and erased entries that are still pinned
+     */
     long entryCount();
 
+    /**
+     * The cache's counters, summed over its shards.
+     *
+     * @return a snapshot, approximate under load (see {@link CacheStats})
+     */
     CacheStats stats();
 
     /**

@@ -35,7 +35,11 @@ public record CacheStats(
         long evictionEffortExceeded,
         long yields) {
 
-    /** Hits divided by lookups, or 0 when there were none. */
+    /**
+     * Hits divided by lookups, or 0 when there were none.
+     *
+     * @return {@code hits / (hits + misses)}, in {@code [0, 1]}; 0 when both are 0
+     */
     public double hitRatio() {
         long lookups = hits + misses;
         return lookups == 0 ? 0.0 : (double) hits / lookups;

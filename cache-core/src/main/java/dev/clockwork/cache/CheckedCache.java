@@ -46,17 +46,30 @@ public final class CheckedCache implements Cache {
         }
     }
 
-    /** Wraps {@code cache}; closing this cache closes it. */
+    /**
+     * Wraps {@code cache}; closing this cache closes it.
+     *
+     * @param cache the cache whose handles to check
+     * @throws NullPointerException if {@code cache} is null
+     */
     public CheckedCache(Cache cache) {
         this.cache = Args.requireNonNull("cache", cache);
     }
 
-    /** The wrapped cache. */
+    /**
+     * The wrapped cache.
+     *
+     * @return the cache given to the constructor
+     */
     public Cache cache() {
         return cache;
     }
 
-    /** Pins handed out and not yet released (by their last release). */
+    /**
+     * Pins handed out and not yet released (by their last release).
+     *
+     * @return the number of live pins; 0 once every handle has been released, and after close
+     */
     public long outstandingPins() {
         return pins.size();
     }

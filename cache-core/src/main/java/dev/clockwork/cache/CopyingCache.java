@@ -39,30 +39,57 @@ public final class CopyingCache implements AutoCloseable {
     private final Cache cache;
     private final long seed;
 
-    /** Wraps {@code cache}, hashing keys with {@link #DEFAULT_SEED}. */
+    /**
+     * Wraps {@code cache}, hashing keys with {@link #DEFAULT_SEED}.
+     *
+     * @param cache the cache to store entries in; closing this closes it
+     * @throws NullPointerException if {@code cache} is null
+     */
     public CopyingCache(Cache cache) {
         this(cache, DEFAULT_SEED);
     }
 
-    /** Wraps {@code cache}, hashing keys with the given Murmur3 seed. */
+    /**
+     * Wraps {@code cache}, hashing keys with the given Murmur3 seed.
+     *
+     * @param cache the cache to store entries in; closing this closes it
+     * @param seed the Murmur3 seed, all 64 bits used; wrappers of one cache must share it to
+     *     find each other's entries
+     * @throws NullPointerException if {@code cache} is null
+     */
     public CopyingCache(Cache cache, long seed) {
         this.cache = Args.requireNonNull("cache", cache);
         this.seed = seed;
     }
 
-    /** The wrapped cache. */
+    /**
+     * The wrapped cache.
+     *
+     * @return the cache given to the constructor
+     */
     public Cache cache() {
         return cache;
     }
 
-    /** The Murmur3 seed keys are hashed with. */
+    /**
+     * The Murmur3 seed keys are hashed with.
+     *
+     * @return the seed given to the constructor, or {@link #DEFAULT_SEED}
+     */
     public long seed() {
         return seed;
     }
 
     // ---------------------------------------------------------------- byte[] keys
 
-    /** A copy of the value stored under {@code key}, or {@code null} if it is not cached. */
+    /**
+     * A copy of the value stored under {@code key}, or {@code null} if it is not cached.
+     *
+     * @param key the key's bytes, any length
+     * @return a new array holding the value, or {@code null} if the key is not cached
+     * @throws IllegalStateException if the value is too long for a {@code byte[]}
+     *     (more than {@code Integer.MAX_VALUE - 8} bytes)
+     */
     public byte[] get(byte[] key) {
         Args.requireNonNull("key", key);
         long[] h = SCRATCH.get();
@@ -73,6 +100,9 @@ public final class CopyingCache implements AutoCloseable {
     /**
      * Copies the value stored under {@code key} into {@code dst} at {@code offset}.
      *
+     * @param key the key's bytes, any length
+     * @param dst where to copy the value
+     * @param offset index in {@code dst} of the value's first byte
      * @return the value's length, or {@code -1} if the key is not cached
      * @throws IllegalArgumentException if the value does not fit in {@code dst} after
      *     {@code offset}; nothing is copied then
@@ -86,7 +116,13 @@ public final class CopyingCache implements AutoCloseable {
         return cache.get(h[0], h[1], dst, offset);
     }
 
-    /** {@link #put(byte[], byte[], Priority)} with {@link Priority#LOW}. */
+    /**
+     * {@link #put(byte[], byte[], Priority)} with {@link Priority#LOW}.
+     *
+     * @param key the key's bytes, any length
+     * @param value the value; copied
+     * @return {@code true} if the cache accepted the entry, {@code false} if it refused it
+     */
     public boolean put(byte[] key, byte[] value) {
         return put(key, value, Priority.LOW);
     }
@@ -97,9 +133,13 @@ public final class CopyingCache implements AutoCloseable {
      * the old entry is erased first, so a concurrent reader sees the old value, a miss, or the new
      * value, never a mix.
      *
+     * @param key the key's bytes, any length
+     * @param value the value; copied
+     * @param priority how hard the cache should try to keep the entry
      * @return {@code true} if the cache accepted the entry, {@code false} if it refused it (strict
      *     capacity limit or admission policy)
-     * @throws IllegalArgumentException if the value is larger than the cache's capacity
+     * @throws IllegalArgumentException if the value is larger than the cache's capacity; the
+     *     key's old value has been erased by then
      */
     public boolean put(byte[] key, byte[] value, Priority priority) {
         Args.requireNonNull("key", key);
@@ -111,7 +151,12 @@ public final class CopyingCache implements AutoCloseable {
         return cache.insert(h[0], h[1], value, 0, value.length, value.length, priority);
     }
 
-    /** Removes {@code key}; returns {@code true} if it was cached. */
+    /**
+     * Removes {@code key}; returns {@code true} if it was cached.
+     *
+     * @param key the key's bytes, any length
+     * @return {@code true} if the key was cached
+     */
     public boolean remove(byte[] key) {
         Args.requireNonNull("key", key);
         long[] h = SCRATCH.get();
@@ -121,7 +166,13 @@ public final class CopyingCache implements AutoCloseable {
 
     // ---------------------------------------------------------------- MemorySegment keys
 
-    /** As {@link #get(byte[])}, with the key's bytes in a segment (all of it). */
+    /**
+     * As {@link #get(byte[])}, with the key's bytes in a segment (all of it).
+     *
+     * @param key the key's bytes: the whole segment, heap or native
+     * @return a new array holding the value, or {@code null} if the key is not cached
+     * @throws IllegalStateException if the value is too long for a {@code byte[]}
+     */
     public byte[] get(MemorySegment key) {
         Args.requireNonNull("key", key);
         long[] h = SCRATCH.get();
@@ -129,7 +180,17 @@ public final class CopyingCache implements AutoCloseable {
         return copyOut(h[0], h[1]);
     }
 
-    /** As {@link #get(byte[], byte[], int)}, with the key's bytes in a segment. */
+    /**
+     * As {@link #get(byte[], byte[], int)}, with the key's bytes in a segment.
+     *
+     * @param key the key's bytes: the whole segment, heap or native
+     * @param dst where to copy the value
+     * @param offset index in {@code dst} of the value's first byte
+     * @return the value's length, or {@code -1} if the key is not cached
+     * @throws IllegalArgumentException if the value does not fit in {@code dst} after
+     *     {@code offset}; nothing is copied then
+     * @throws IndexOutOfBoundsException if {@code offset} is not in {@code [0, dst.length]}
+     */
     public int get(MemorySegment key, byte[] dst, int offset) {
         Args.requireNonNull("key", key);
         checkDst(dst, offset);
@@ -141,6 +202,8 @@ public final class CopyingCache implements AutoCloseable {
     /**
      * Copies the value stored under {@code key} to the start of {@code dst}.
      *
+     * @param key the key's bytes: the whole segment, heap or native
+     * @param dst where to copy the value, from its first byte
      * @return the value's length, or {@code -1} if the key is not cached
      * @throws IllegalArgumentException if the value is larger than {@code dst}; nothing is copied
      *     then
@@ -153,7 +216,13 @@ public final class CopyingCache implements AutoCloseable {
         return cache.get(h[0], h[1], dst, 0);
     }
 
-    /** {@link #put(MemorySegment, MemorySegment, Priority)} with {@link Priority#LOW}. */
+    /**
+     * {@link #put(MemorySegment, MemorySegment, Priority)} with {@link Priority#LOW}.
+     *
+     * @param key the key's bytes: the whole segment, heap or native
+     * @param value the value: the whole segment; copied
+     * @return {@code true} if the cache accepted the entry, {@code false} if it refused it
+     */
     public boolean put(MemorySegment key, MemorySegment value) {
         return put(key, value, Priority.LOW);
     }
@@ -161,6 +230,13 @@ public final class CopyingCache implements AutoCloseable {
     /**
      * As {@link #put(byte[], byte[], Priority)}, with key and value in segments; the charge is
      * {@code value.byteSize()}.
+     *
+     * @param key the key's bytes: the whole segment, heap or native
+     * @param value the value: the whole segment, at most {@code Integer.MAX_VALUE} bytes; copied
+     * @param priority how hard the cache should try to keep the entry
+     * @return {@code true} if the cache accepted the entry, {@code false} if it refused it
+     * @throws IllegalArgumentException if the value is larger than the cache's capacity, or
+     *     longer than {@code Integer.MAX_VALUE} bytes; the key's old value has been erased by then
      */
     public boolean put(MemorySegment key, MemorySegment value, Priority priority) {
         Args.requireNonNull("key", key);
@@ -172,7 +248,12 @@ public final class CopyingCache implements AutoCloseable {
         return cache.insert(h[0], h[1], value, value.byteSize(), priority);
     }
 
-    /** Removes {@code key}; returns {@code true} if it was cached. */
+    /**
+     * Removes {@code key}; returns {@code true} if it was cached.
+     *
+     * @param key the key's bytes: the whole segment, heap or native
+     * @return {@code true} if the key was cached
+     */
     public boolean remove(MemorySegment key) {
         Args.requireNonNull("key", key);
         long[] h = SCRATCH.get();

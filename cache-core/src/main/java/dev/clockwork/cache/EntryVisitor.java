@@ -33,6 +33,8 @@ public interface EntryVisitor {
      * {@code false} is passed {@link MemorySegment#NULL} instead of a view of each value, which
      * spares the cache creating one view object per entry (the JIT often, but not always,
      * removes that allocation). Default {@code true}.
+     *
+     * @return {@code false} if {@link #visit} ignores its {@code value}
      */
     default boolean readsValues() {
         return true;

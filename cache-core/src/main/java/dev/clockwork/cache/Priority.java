@@ -9,7 +9,10 @@ package dev.clockwork.cache;
  * {@link #BOTTOM}.
  */
 public enum Priority {
+    /** Kept longest: a clock countdown of 3, or the LRU's high pool (index and filter blocks). */
     HIGH,
+    /** A clock countdown of 2, or the LRU's low pool (data blocks). */
     LOW,
+    /** A clock countdown of 1, or the LRU's bottom pool, evicted from first (blobs, scans). */
     BOTTOM
 }

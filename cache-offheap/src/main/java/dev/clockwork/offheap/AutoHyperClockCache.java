@@ -31,11 +31,21 @@ public final class AutoHyperClockCache extends HyperClockCache {
         super(memory, gate, tables, capacity, hashSeed, admission);
     }
 
+    /**
+     * A builder with every option at its default; only the capacity must be set.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder(new BuilderSettings());
     }
 
-    /** Bytes of address space the tables reserve (resident or not). */
+    /**
+     * Bytes of address space the tables reserve (resident or not).
+     *
+     * @return the reservation of all shards' tables together, in bytes, fixed when the cache is
+     *     built (64 bytes per slot the tables may grow to)
+     */
     public long reservedBytes() {
         long sum = 0;
         for (ClockShard table : tables) {
@@ -48,6 +58,9 @@ public final class AutoHyperClockCache extends HyperClockCache {
      * Walks every chain of every shard (without locks, so approximately under concurrent use):
      * how full the heads are, how many entries sit in their home slot, the longest chain, and how
      * often threads had to wait for each other.
+     *
+     * @return the statistics, summed (longest chain: the maximum) over the shards
+     * @throws IllegalStateException if the cache is closed
      */
     public ChainReport chainReport() {
         checkOpen();
@@ -89,6 +102,10 @@ public final class AutoHyperClockCache extends HyperClockCache {
          * (what a handle can name). So
          * {@code capacity(Long.MAX_VALUE)} builds a cache that maps 1 TiB of address space
          * (resident only as used) and evicts for slots once its tables are full.
+         *
+         * @param bytes the smallest average charge to reserve slots for, in bytes, {@code >= 1}
+         *     ({@link #validate()} refuses less)
+         * @return this builder
          */
         public Builder minAvgEntryCharge(long bytes) {
             settings.minAvgEntryCharge = bytes;

@@ -35,10 +35,6 @@ final class BuilderSettings {
     double lowPriPoolRatio = 0.0;
 
     /**
-     * The admission policy for the cache being built: the caller's own, or a new one of
-     * {@link #admissionPolicy} for this cache's capacity (a policy's state is per cache).
-     */
-    /**
      * The LRU's high pool's share: as given, else RocksDB's 0.5, or with an admission policy
      * W-TinyLFU's protected region, 0.8 (of what the window leaves).
      */
@@ -53,6 +49,10 @@ final class BuilderSettings {
     /** W-TinyLFU's protected share of the main region, as in Caffeine. */
     static final double PROTECTED_SHARE = 0.8;
 
+    /**
+     * The admission policy for the cache being built: the caller's own, or a new one of
+     * {@link #admissionPolicy} for this cache's capacity (a policy's state is per cache).
+     */
     Admission admissionFor(boolean cacheHasWindow) {
         if (admission != Admission.ALWAYS || admissionPolicy == AdmissionPolicy.NONE) {
             return admission;

@@ -69,6 +69,9 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
      * {@code ceil(capacity / 2^numShardBits)}, but at most {@code MAX_USAGE / 2^numShardBits}
      * (see {@link #MAX_USAGE}): a larger capacity, {@code Long.MAX_VALUE} for "unbounded", acts
      * as {@link #MAX_USAGE}. The same holds for {@code setCapacity}.
+     *
+     * @param bytes the capacity in bytes; {@link #validate()} refuses one below 1, and an unset one
+     * @return this builder
      */
     public B capacity(long bytes) {
         settings.capacity = bytes;
@@ -81,13 +84,23 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
      * HyperClock, 512 KiB for LRU), up to 64 shards. More shards leave fewer slots or records to
      * each: at most {@code 2^(40 - numShardBits)} per shard (a handle names a slot or record
      * and its shard in 40 bits).
+     *
+     * @param bits log2 of the shard count, 0 to 16, or -1 for the default; {@link #validate()}
+     *     refuses other values
+     * @return this builder
      */
     public B numShardBits(int bits) {
         settings.numShardBits = bits;
         return self();
     }
 
-    /** Whether an insert that would exceed capacity (with nothing left to evict) fails. */
+    /**
+     * Whether an insert that would exceed capacity (with nothing left to evict) fails.
+     *
+     * @param strict {@code true} to refuse such inserts; {@code false} (default) to let usage
+     *     exceed capacity (see {@code Cache.setStrictCapacityLimit})
+     * @return this builder
+     */
     public B strictCapacityLimit(boolean strict) {
         settings.strictCapacityLimit = strict;
         return self();
@@ -98,13 +111,21 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
      * RocksDB). A fixed table charges all its slots up front; an Auto table charges slots as it
      * grows, outside the strict limit's check, so growth can take usage a few slots past a strict
      * limit; an LRU cache adds 64 bytes to each entry's charge.
+     *
+     * @param charge {@code true} (default) to count slots or records against capacity
+     * @return this builder
      */
     public B chargeMetadata(boolean charge) {
         settings.chargeMetadata = charge;
         return self();
     }
 
-    /** Seed of the key hash; vary it across hosts to decorrelate their tables. */
+    /**
+     * Seed of the key hash; vary it across hosts to decorrelate their tables.
+     *
+     * @param seed any value; the default is a constant, the same in every process
+     * @return this builder
+     */
     public B hashSeed(long seed) {
         settings.hashSeed = seed;
         return self();
@@ -115,6 +136,9 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
      * add to a per-thread-group stripe, exact for one thread and approximate when more threads
      * than stripes look up at once (see {@code LookupCounts}); off saves that add. The other
      * counters are always kept, exactly.
+     *
+     * @param record {@code true} (default) to count hits and misses; {@code false} leaves them 0
+     * @return this builder
      */
     public B recordStats(boolean record) {
         settings.recordStats = record;
@@ -124,6 +148,10 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
     /**
      * Which admission policy decides whether an insert may evict (default
      * {@link AdmissionPolicy#NONE}); see {@link Admission} for where each cache type asks it.
+     *
+     * @param policy the policy; replaces a policy object given to {@link #admission(Admission)}
+     * @return this builder
+     * @throws NullPointerException if {@code policy} is null
      */
     public B admission(AdmissionPolicy policy) {
         settings.admissionPolicy = Args.requireNonNull("admission", policy);
@@ -134,6 +162,11 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
     /**
      * An admission policy of the caller's own, asked as {@link Admission} describes. One instance
      * serves one cache: it is told of that cache's accesses.
+     *
+     * @param admission the policy object; replaces a policy given to
+     *     {@link #admission(AdmissionPolicy)}; {@link Admission#ALWAYS} turns admission off
+     * @return this builder
+     * @throws NullPointerException if {@code admission} is null
      */
     public B admission(Admission admission) {
         settings.admission = Args.requireNonNull("admission", admission);
@@ -153,7 +186,12 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
         Args.requireInRange("numShardBits", settings.numShardBits, -1, MAX_SHARD_BITS);
     }
 
-    /** Builds the cache, after {@link #validate()}. */
+    /**
+     * Builds the cache, after {@link #validate()}.
+     *
+     * @return a new cache, holding native memory until it is closed
+     * @throws IllegalArgumentException as {@link #validate()}
+     */
     public abstract ShardedCache build();
 
     final int shardBits() {
@@ -203,6 +241,9 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
      * Most slots (HyperClock) or records (LRU) a shard may have when there are
      * {@code 2^shardBits} shards, as far as handles are concerned (see
      * {@link #MAX_LOCATION_BITS}); each cache type may have a lower limit of its own.
+     *
+     * @param shardBits log2 of the shard count, 0 to {@link #MAX_SHARD_BITS}
+     * @return {@code 2^(40 - shardBits)}
      */
     public static long maxLocationsPerShard(int shardBits) {
         return 1L << (MAX_LOCATION_BITS - shardBits);

@@ -17,17 +17,31 @@ public record ChainReport(long homes, long nonEmptyHeads, long entries, long ent
                           long maxChainLength, long yieldCount, long lookupRestarts,
                           long reservedBytes) {
 
-    /** Share of homes with a non-empty chain, 0..1. */
+    /**
+     * Share of homes with a non-empty chain, 0..1.
+     *
+     * @return {@code nonEmptyHeads / homes}, or 0 when there are no homes
+     */
     public double headOccupancy() {
         return homes == 0 ? 0.0 : (double) nonEmptyHeads / homes;
     }
 
-    /** Share of entries stored in their home slot, 0..1. */
+    /**
+     * Share of entries stored in their home slot, 0..1.
+     *
+     * @return {@code entriesAtHome / entries}, or 0 when there are no entries
+     */
     public double atHomeRatio() {
         return entries == 0 ? 0.0 : (double) entriesAtHome / entries;
     }
 
-    /** One line, e.g. {@code Heads 41% (…/…), at home 78%, longest chain 5, yields 3, restarts 0}. */
+    /**
+     * One line, percentages rounded down ({@code ??%} when there is nothing to divide by), e.g.
+     * {@code Head occupancy 41% (420/1024), entries at home 78% (390/500), longest chain 5,
+     * yield count 3, lookup restarts 0}.
+     *
+     * @return the summary line
+     */
     public String summary() {
         return "Head occupancy " + percent(nonEmptyHeads, homes) + " (" + nonEmptyHeads + "/"
                 + homes + "), entries at home " + percent(entriesAtHome, entries) + " ("

@@ -30,6 +30,12 @@ public final class FixedHyperClockCache extends HyperClockCache {
         super(memory, gate, tables, capacity, hashSeed, admission);
     }
 
+    /**
+     * A builder with every option at its default; the capacity and
+     * {@link Builder#estimatedEntryCharge} must be set.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         BuilderSettings settings = new BuilderSettings();
         settings.estimatedEntryCharge = -1; // required here: no default
@@ -57,6 +63,9 @@ public final class FixedHyperClockCache extends HyperClockCache {
      *       slots); the advice recommends the same smallest average charge.</li>
      * </ul>
      * Reads the counters without stopping writers, so it is approximate under concurrent use.
+     *
+     * @return one line of advice naming a recommended {@code estimatedEntryCharge}, or
+     *     {@code null}
      */
     public String entryChargeRecommendation() {
         int shards = tables.length;
@@ -142,6 +151,10 @@ public final class FixedHyperClockCache extends HyperClockCache {
          *       So a fixed cache cannot be "unbounded": {@code capacity(Long.MAX_VALUE)} is
          *       refused unless the estimate is large enough for its tables to fit.</li>
          * </ul>
+         *
+         * @param bytes the expected average charge per entry, in bytes, {@code >= 1}
+         *     ({@link #validate()} refuses less, and an unset one)
+         * @return this builder
          */
         public Builder estimatedEntryCharge(long bytes) {
             settings.estimatedEntryCharge = bytes;

@@ -63,6 +63,8 @@ public abstract class HyperClockCache extends ShardedCache {
      * <p>Not {@code builder()}, as on the concrete caches: their static {@code builder()} returns
      * their own builder type, which a static method of this superclass with that name and an
      * unrelated return type would clash with.
+     *
+     * @return a new builder with every option at its default; only the capacity must be set
      */
     public static Builder newBuilder() {
         return new Builder();
@@ -78,13 +80,23 @@ public abstract class HyperClockCache extends ShardedCache {
         /**
          * Expected average charge per entry; 0 (default) means unknown and builds an
          * {@link AutoHyperClockCache}, a positive value a {@link FixedHyperClockCache} sized for it.
+         *
+         * @param bytes the expected average charge per entry in bytes, or 0; {@link #validate()}
+         *     refuses a negative one
+         * @return this builder
          */
         public Builder estimatedEntryCharge(long bytes) {
             settings.estimatedEntryCharge = bytes;
             return this;
         }
 
-        /** See {@link AutoHyperClockCache.Builder#minAvgEntryCharge}; Auto only. */
+        /**
+         * See {@link AutoHyperClockCache.Builder#minAvgEntryCharge}; Auto only.
+         *
+         * @param bytes the smallest average charge to reserve slots for, in bytes, {@code >= 1};
+         *     ignored, and not checked, when an estimated entry charge picks a fixed table
+         * @return this builder
+         */
         public Builder minAvgEntryCharge(long bytes) {
             settings.minAvgEntryCharge = bytes;
             return this;
@@ -380,7 +392,11 @@ public abstract class HyperClockCache extends ShardedCache {
         return standalone.recordBytes();
     }
 
-    /** Bytes charged by standalone entries (included in {@link #usage()}). */
+    /**
+     * Bytes charged by standalone entries (included in {@link #usage()}).
+     *
+     * @return the charges of the standalone entries alive now, in bytes
+     */
     public long standaloneUsage() {
         return ShardSizing.sumOverShards(tables, ClockShard::standaloneUsage);
     }
@@ -391,6 +407,8 @@ public abstract class HyperClockCache extends ShardedCache {
     /**
      * Most entries the tables accept at their current size: beyond it an insert must first evict
      * to free a slot (fixed tables), or grow the table (Auto tables, up to their reservation).
+     *
+     * @return the sum of the shards' occupancy limits, in entries
      */
     public long occupancyLimit() {
         return ShardSizing.sumOverShards(tables, ClockShard::occupancyLimit);
@@ -399,6 +417,8 @@ public abstract class HyperClockCache extends ShardedCache {
     /**
      * Slots in use in all tables together: every slot of a fixed table; an Auto table's slots up
      * to its grow frontier (its reservation may hold more).
+     *
+     * @return the number of slots in use, over all shards
      */
     public long tableSlots() {
         return ShardSizing.sumOverShards(tables, ClockShard::usedSlots);
@@ -412,6 +432,9 @@ public abstract class HyperClockCache extends ShardedCache {
      * is an approximation, as RocksDB's is: a slot may be counted before or after a racing insert
      * or eviction, and the totals need not match {@link #entryCount()}. Costs one pass over the
      * tables (64 bytes per slot).
+     *
+     * @return the occupancy statistics of all tables
+     * @throws IllegalStateException if the cache is closed
      */
     public TableReport tableReport() {
         checkOpen();

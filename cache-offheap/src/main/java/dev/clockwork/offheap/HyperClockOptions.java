@@ -32,6 +32,10 @@ public abstract class HyperClockOptions<B extends HyperClockOptions<B>> extends 
      * How many pinned entries an eviction sweep may pass per entry it frees before it gives up
      * and lets usage exceed capacity (non-strict only); at least 1, default 30. Under heavy
      * pinning the cache may then hold about 1/cap more than its capacity instead of burning CPU.
+     *
+     * @param cap pinned entries passed per entry freed, {@code >= 1}; {@link #validate()}
+     *     refuses less
+     * @return this builder
      */
     public B evictionEffortCap(int cap) {
         settings.evictionEffortCap = cap;

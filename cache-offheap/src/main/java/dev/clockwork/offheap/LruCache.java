@@ -56,6 +56,11 @@ public final class LruCache extends ShardedCache {
         this.shardBits = Integer.numberOfTrailingZeros(shards.length);
     }
 
+    /**
+     * A builder with every option at its default; only the capacity must be set.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -83,6 +88,10 @@ public final class LruCache extends ShardedCache {
         /**
          * Share of capacity for the high pool, 0..1; 0: no pool. Default 0.5, as RocksDB, or with
          * an admission policy 0.8 of the main region, W-TinyLFU's protected region.
+         *
+         * @param ratio the high pool's share, 0 to 1; {@link #validate()} refuses other values,
+         *     NaN, and a sum with {@link #lowPriPoolRatio} above 1
+         * @return this builder
          */
         public Builder highPriPoolRatio(double ratio) {
             settings.highPriPoolRatio = ratio;
@@ -90,7 +99,13 @@ public final class LruCache extends ShardedCache {
             return this;
         }
 
-        /** Share of capacity for the low pool, 0..1 (default 0, as RocksDB); 0: no pool. */
+        /**
+         * Share of capacity for the low pool, 0..1 (default 0, as RocksDB); 0: no pool.
+         *
+         * @param ratio the low pool's share, 0 to 1; {@link #validate()} refuses other values,
+         *     NaN, and a sum with the high pool's share above 1
+         * @return this builder
+         */
         public Builder lowPriPoolRatio(double ratio) {
             settings.lowPriPoolRatio = ratio;
             return this;
@@ -223,6 +238,9 @@ public final class LruCache extends ShardedCache {
     /**
      * Usage by pool, summed over shards (each shard read under its lock; the sum is not atomic
      * across shards).
+     *
+     * @return the usage of each pool and of the pinned entries, in bytes
+     * @throws IllegalStateException if the cache is closed
      */
     public PoolUsage poolUsage() {
         checkOpen();
@@ -244,8 +262,24 @@ public final class LruCache extends ShardedCache {
     /**
      * Usage split by where entries are: the three pools of the list (unreferenced entries) and
      * pinned entries, off the list. Each includes the 64-byte records when metadata is charged.
+     * With an admission policy, the unreferenced entries of the admission window are in none of
+     * them.
+     *
+     * @param high bytes charged by unreferenced entries in the high pool (with an admission
+     *     policy: the protected region)
+     * @param low bytes charged by unreferenced entries in the low pool
+     * @param bottom bytes charged by unreferenced entries in the bottom pool (with an admission
+     *     policy: the probation region)
+     * @param pinned bytes charged by entries a handle references, including erased ones not yet
+     *     released
      */
     public record PoolUsage(long high, long low, long bottom, long pinned) {
+        /**
+         * The four together.
+         *
+         * @return {@code high + low + bottom + pinned}: the cache's usage, less the unreferenced
+         *     entries of the admission window if there is one
+         */
         public long total() {
             return high + low + bottom + pinned;
         }
@@ -254,7 +288,13 @@ public final class LruCache extends ShardedCache {
 
 
 
-    /** Native bytes of the indexes and entry records (not the values). */
+    /**
+     * Native bytes of the indexes and entry records (not the values).
+     *
+     * @return the bytes of every shard's hash index and of the records carved from its slab so
+     *     far
+     * @throws IllegalStateException if the cache is closed
+     */
     public long metadataBytes() {
         checkOpen();
         return ShardSizing.sumOverShards(shards, LruShard::metadataBytes);

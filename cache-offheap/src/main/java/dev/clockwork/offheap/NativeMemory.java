@@ -14,6 +14,8 @@ public final class NativeMemory {
     /**
      * Native bytes allocated and not yet freed by all Clockwork caches in this process: values,
      * tables and records. Zero once every cache is closed.
+     *
+     * @return the bytes outstanding now, over all caches of this process
      */
     public static long outstandingBytes() {
         return NativeAllocator.outstandingBytes();
@@ -22,6 +24,8 @@ public final class NativeMemory {
     /**
      * Bytes of address space reserved by the caches' growable tables (Auto HyperClock), resident
      * or not. Zero once every cache is closed.
+     *
+     * @return the bytes reserved now, over all caches of this process
      */
     public static long reservedBytes() {
         return NativeAllocator.reservedBytes();

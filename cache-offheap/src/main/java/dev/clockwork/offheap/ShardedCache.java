@@ -478,6 +478,20 @@ public abstract class ShardedCache implements Cache {
      * Hands one pinned entry to a visitor: recovers the caller's key from the hashed key (the
      * hash is a bijection, see {@link KeyHash}) and views the value read-only, unless the visitor
      * does not read values. The caller keeps the entry pinned until this returns.
+     *
+     * <p>Internal: public only for the LRU shards, which live in another package of this module.
+     * It trusts its arguments and checks none: the address and length must be those of a value
+     * of this cache that stays allocated for the call, or the visitor may read any native memory
+     * (and crash the JVM). Callers use {@link #forEachEntry}.
+     *
+     * @param visitor receives the entry
+     * @param readsValues the visitor's {@link EntryVisitor#readsValues()}; if {@code false} it
+     *     gets {@link MemorySegment#NULL} instead of a view
+     * @param h0 the entry's hashed key, first half
+     * @param h1 the entry's hashed key, second half
+     * @param valueAddress native address of the entry's value
+     * @param valueLength the value's length in bytes
+     * @param charge the entry's charge, excluding metadata
      */
     public final void visitEntry(EntryVisitor visitor, boolean readsValues, long h0, long h1,
                           long valueAddress, int valueLength, long charge) {
@@ -535,6 +549,11 @@ public abstract class ShardedCache implements Cache {
         }
     }
 
+    /**
+     * The number of shards, fixed when the cache is built.
+     *
+     * @return {@code 2^numShardBits}, 1 to 65,536
+     */
     public final int numShards() {
         return shards.length;
     }

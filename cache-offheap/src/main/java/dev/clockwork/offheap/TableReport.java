@@ -25,17 +25,29 @@ public record TableReport(long slots, long occupied, int window, long minWindowO
     /** Window size used unless a shard is smaller, as in RocksDB. */
     public static final int DEFAULT_WINDOW = 500;
 
-    /** Occupied share of all slots, 0..1. */
+    /**
+     * Occupied share of all slots, 0..1.
+     *
+     * @return {@code occupied / slots}, or 0 when there are no slots
+     */
     public double occupancy() {
         return slots == 0 ? 0.0 : (double) occupied / slots;
     }
 
-    /** Occupied share of the least occupied window, 0..1. */
+    /**
+     * Occupied share of the least occupied window, 0..1.
+     *
+     * @return {@code minWindowOccupied / window}, or 0 when the window is empty
+     */
     public double minWindowOccupancy() {
         return window == 0 ? 0.0 : (double) minWindowOccupied / window;
     }
 
-    /** Occupied share of the most occupied window, 0..1. */
+    /**
+     * Occupied share of the most occupied window, 0..1.
+     *
+     * @return {@code maxWindowOccupied / window}, or 0 when the window is empty
+     */
     public double maxWindowOccupancy() {
         return window == 0 ? 0.0 : (double) maxWindowOccupied / window;
     }
@@ -43,6 +55,9 @@ public record TableReport(long slots, long occupied, int window, long minWindowO
     /**
      * The statistics in RocksDB's format, percentages rounded down, e.g.
      * {@code Overall 49% (128515/262144), Min/Max/Window = 23%/65%/500, MaxRun{Pos/Neg} = 18/27}.
+     *
+     * @return the summary line; a percentage of nothing (no slots, an empty window) is
+     *     {@code ??%}
      */
     public String occupancySummary() {
         return "Overall " + percent(occupied, slots) + " (" + occupied + "/" + slots

@@ -49,15 +49,30 @@ public interface Admission {
         }
     };
 
-    /** Tells the policy that a key was looked up, and whether the lookup hit. */
+    /**
+     * Tells the policy that a key was looked up, and whether the lookup hit.
+     *
+     * @param keyHash the looked-up key's hashed key (see above)
+     * @param hit {@code true} if the lookup found the key
+     */
     void recordAccess(long keyHash, boolean hit);
 
-    /** Whether the candidate should displace the victim eviction has chosen. */
+    /**
+     * Whether the candidate should displace the victim eviction has chosen.
+     *
+     * @param candidateHash the hashed key of the entry that wants room: the one being inserted,
+     *     or (LRU) the window's oldest
+     * @param victimHash the hashed key of the entry eviction would take
+     * @return {@code true} to evict the victim; {@code false} to keep it, which refuses the
+     *     candidate (see above)
+     */
     boolean admit(long candidateHash, long victimHash);
 
     /**
      * Tells the policy that an entry of {@code charge} was stored, so that it can size itself
      * from the charges it sees (a byte capacity does not say how many entries it holds).
+     *
+     * @param charge the charge the insert was given ({@code >= 0}, metadata not included)
      */
     default void recordInsert(long charge) {
     }
@@ -68,6 +83,9 @@ public interface Admission {
      * it leaves the window for the main region. 0 judges every new entry at once; 1 is the cache's
      * own recency order alone. A policy may change it as it learns the workload; caches read it
      * on each insert.
+     *
+     * @return the window's share of capacity, in {@code [0, 1]} (caches do not check it); the
+     *     default is 0
      */
     default double windowShare() {
         return 0;

@@ -54,7 +54,14 @@ public final class KeyHash {
     private KeyHash() {
     }
 
-    /** The first half of the hashed key. */
+    /**
+     * The first half of the hashed key.
+     *
+     * @param key0 the key's first 64 bits
+     * @param key1 the key's second 64 bits
+     * @param seed the cache's hash seed
+     * @return {@code h0}
+     */
     public static long hash0(long key0, long key1, long seed) {
         return p(key0 ^ seed) ^ f(key1);
     }
@@ -62,34 +69,73 @@ public final class KeyHash {
     /**
      * The second half of the hashed key. Computes {@link #hash0} internally; when both halves are
      * needed use {@link #hash1FromHash0} instead.
+     *
+     * @param key0 the key's first 64 bits
+     * @param key1 the key's second 64 bits
+     * @param seed the cache's hash seed
+     * @return {@code h1}
      */
     public static long hash1(long key0, long key1, long seed) {
         return hash1FromHash0(hash0(key0, key1, seed), key1);
     }
 
-    /** The second half of the hashed key, given the first half and the key's second long. */
+    /**
+     * The second half of the hashed key, given the first half and the key's second long.
+     *
+     * @param h0 the first half, {@link #hash0} of the key
+     * @param key1 the key's second 64 bits
+     * @return {@code h1}
+     */
     public static long hash1FromHash0(long h0, long key1) {
         return key1 ^ g(h0);
     }
 
-    /** Both halves into {@code out[0]} ({@code h0}) and {@code out[1]} ({@code h1}). */
+    /**
+     * Both halves into {@code out[0]} ({@code h0}) and {@code out[1]} ({@code h1}).
+     *
+     * @param key0 the key's first 64 bits
+     * @param key1 the key's second 64 bits
+     * @param seed the cache's hash seed
+     * @param out receives the hashed key; of length 2 or more
+     * @throws ArrayIndexOutOfBoundsException if {@code out} is shorter than 2
+     */
     public static void hash(long key0, long key1, long seed, long[] out) {
         long h0 = hash0(key0, key1, seed);
         out[0] = h0;
         out[1] = hash1FromHash0(h0, key1);
     }
 
-    /** Recovers {@code key1} from a hashed key; the seed is not needed for this half. */
+    /**
+     * Recovers {@code key1} from a hashed key; the seed is not needed for this half.
+     *
+     * @param h0 the hashed key's first half
+     * @param h1 the hashed key's second half
+     * @return the {@code key1} that hashes to {@code (h0, h1)}
+     */
     public static long unhash1(long h0, long h1) {
         return h1 ^ g(h0);
     }
 
-    /** Recovers {@code key0} from a hashed key made with {@code seed}. */
+    /**
+     * Recovers {@code key0} from a hashed key made with {@code seed}.
+     *
+     * @param h0 the hashed key's first half
+     * @param h1 the hashed key's second half
+     * @param seed the seed it was hashed with (another seed gives another {@code key0})
+     * @return the {@code key0} that hashes to {@code (h0, h1)} with {@code seed}
+     */
     public static long unhash0(long h0, long h1, long seed) {
         return unhash0FromKey1(h0, unhash1(h0, h1), seed);
     }
 
-    /** Recovers {@code key0} given {@code h0} and the already recovered {@code key1}. */
+    /**
+     * Recovers {@code key0} given {@code h0} and the already recovered {@code key1}.
+     *
+     * @param h0 the hashed key's first half
+     * @param key1 the key's second half, as {@link #unhash1} recovered it
+     * @param seed the seed it was hashed with
+     * @return the {@code key0} that hashes to {@code h0} with {@code key1} and {@code seed}
+     */
     public static long unhash0FromKey1(long h0, long key1, long seed) {
         return pInverse(h0 ^ f(key1)) ^ seed;
     }

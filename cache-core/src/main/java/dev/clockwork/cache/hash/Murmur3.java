@@ -59,6 +59,12 @@ public final class Murmur3 {
      * Hashes {@code data[offset, offset + length)} with a 64-bit seed (both lanes start from it)
      * into {@code out[0]} (h1) and {@code out[1]} (h2).
      *
+     * @param data the bytes to hash
+     * @param offset index in {@code data} of the first byte to hash
+     * @param length how many bytes to hash, {@code >= 0}
+     * @param seed starts both lanes, all 64 bits
+     * @param out receives {@code h1} in {@code out[0]} and {@code h2} in {@code out[1]}; of
+     *     length 2 or more
      * @throws IndexOutOfBoundsException if the range is not inside {@code data}
      * @throws IllegalArgumentException if {@code out} is shorter than 2
      */
@@ -98,12 +104,29 @@ public final class Murmur3 {
     /**
      * Reference-compatible form: the 32-bit {@code seed} is read as unsigned and starts both lanes,
      * as in {@code MurmurHash3_x64_128(key, len, seed, out)}.
+     *
+     * @param data the bytes to hash
+     * @param offset index in {@code data} of the first byte to hash
+     * @param length how many bytes to hash, {@code >= 0}
+     * @param seed the reference's 32-bit seed, read as unsigned
+     * @param out receives {@code h1} in {@code out[0]} and {@code h2} in {@code out[1]}; of
+     *     length 2 or more
+     * @throws IndexOutOfBoundsException if the range is not inside {@code data}
+     * @throws IllegalArgumentException if {@code out} is shorter than 2
      */
     public static void hash128(byte[] data, int offset, int length, int seed, long[] out) {
         hash128(data, offset, length, Integer.toUnsignedLong(seed), out);
     }
 
-    /** Hashes all of {@code data}; see {@link #hash128(byte[], int, int, long, long[])}. */
+    /**
+     * Hashes all of {@code data}; see {@link #hash128(byte[], int, int, long, long[])}.
+     *
+     * @param data the bytes to hash
+     * @param seed starts both lanes, all 64 bits
+     * @param out receives {@code h1} in {@code out[0]} and {@code h2} in {@code out[1]}; of
+     *     length 2 or more
+     * @throws IllegalArgumentException if {@code out} is shorter than 2
+     */
     public static void hash128(byte[] data, long seed, long[] out) {
         hash128(data, 0, data.length, seed, out);
     }
@@ -111,6 +134,13 @@ public final class Murmur3 {
     /**
      * The first half ({@code h1}) of the 128-bit digest; a 64-bit hash as good as any 64 bits of
      * it, computed through {@link #hash128(byte[], int, int, long, long[])}.
+     *
+     * @param data the bytes to hash
+     * @param offset index in {@code data} of the first byte to hash
+     * @param length how many bytes to hash, {@code >= 0}
+     * @param seed starts both lanes, all 64 bits
+     * @return the digest's {@code h1}
+     * @throws IndexOutOfBoundsException if the range is not inside {@code data}
      */
     public static long hash64(byte[] data, int offset, int length, long seed) {
         long[] out = SCRATCH.get();
@@ -118,7 +148,16 @@ public final class Murmur3 {
         return out[0];
     }
 
-    /** {@link #hash64(byte[], int, int, long)} with a reference (unsigned 32-bit) seed. */
+    /**
+     * {@link #hash64(byte[], int, int, long)} with a reference (unsigned 32-bit) seed.
+     *
+     * @param data the bytes to hash
+     * @param offset index in {@code data} of the first byte to hash
+     * @param length how many bytes to hash, {@code >= 0}
+     * @param seed the reference's 32-bit seed, read as unsigned
+     * @return the digest's {@code h1}
+     * @throws IndexOutOfBoundsException if the range is not inside {@code data}
+     */
     public static long hash64(byte[] data, int offset, int length, int seed) {
         return hash64(data, offset, length, Integer.toUnsignedLong(seed));
     }
@@ -130,6 +169,12 @@ public final class Murmur3 {
      * seed into {@code out[0]} (h1) and {@code out[1]} (h2). Works for heap and native segments
      * alike and gives the same result as the {@code byte[]} form over the same bytes.
      *
+     * @param segment the bytes to hash, heap or native
+     * @param offset byte offset in {@code segment} of the first byte to hash
+     * @param length how many bytes to hash, {@code >= 0}
+     * @param seed starts both lanes, all 64 bits
+     * @param out receives {@code h1} in {@code out[0]} and {@code h2} in {@code out[1]}; of
+     *     length 2 or more
      * @throws IndexOutOfBoundsException if the range is not inside the segment
      * @throws IllegalArgumentException if {@code out} is shorter than 2
      * @throws IllegalStateException if the segment's arena is closed or confined to another thread
@@ -166,25 +211,62 @@ public final class Murmur3 {
         finish(h1, h2, length, out);
     }
 
-    /** Reference-compatible form of {@link #hash128(MemorySegment, long, long, long, long[])}. */
+    /**
+     * Reference-compatible form of {@link #hash128(MemorySegment, long, long, long, long[])}.
+     *
+     * @param segment the bytes to hash, heap or native
+     * @param offset byte offset in {@code segment} of the first byte to hash
+     * @param length how many bytes to hash, {@code >= 0}
+     * @param seed the reference's 32-bit seed, read as unsigned
+     * @param out receives {@code h1} in {@code out[0]} and {@code h2} in {@code out[1]}; of
+     *     length 2 or more
+     * @throws IndexOutOfBoundsException if the range is not inside the segment
+     * @throws IllegalArgumentException if {@code out} is shorter than 2
+     */
     public static void hash128(MemorySegment segment, long offset, long length, int seed,
                                long[] out) {
         hash128(segment, offset, length, Integer.toUnsignedLong(seed), out);
     }
 
-    /** Hashes the whole segment; see {@link #hash128(MemorySegment, long, long, long, long[])}. */
+    /**
+     * Hashes the whole segment; see {@link #hash128(MemorySegment, long, long, long, long[])}.
+     *
+     * @param segment the bytes to hash, heap or native
+     * @param seed starts both lanes, all 64 bits
+     * @param out receives {@code h1} in {@code out[0]} and {@code h2} in {@code out[1]}; of
+     *     length 2 or more
+     * @throws IllegalArgumentException if {@code out} is shorter than 2
+     */
     public static void hash128(MemorySegment segment, long seed, long[] out) {
         hash128(segment, 0, segment.byteSize(), seed, out);
     }
 
-    /** The first half ({@code h1}) of the 128-bit digest of a segment range. */
+    /**
+     * The first half ({@code h1}) of the 128-bit digest of a segment range.
+     *
+     * @param segment the bytes to hash, heap or native
+     * @param offset byte offset in {@code segment} of the first byte to hash
+     * @param length how many bytes to hash, {@code >= 0}
+     * @param seed starts both lanes, all 64 bits
+     * @return the digest's {@code h1}
+     * @throws IndexOutOfBoundsException if the range is not inside the segment
+     */
     public static long hash64(MemorySegment segment, long offset, long length, long seed) {
         long[] out = SCRATCH.get();
         hash128(segment, offset, length, seed, out);
         return out[0];
     }
 
-    /** {@link #hash64(MemorySegment, long, long, long)} with a reference (unsigned 32-bit) seed. */
+    /**
+     * {@link #hash64(MemorySegment, long, long, long)} with a reference (unsigned 32-bit) seed.
+     *
+     * @param segment the bytes to hash, heap or native
+     * @param offset byte offset in {@code segment} of the first byte to hash
+     * @param length how many bytes to hash, {@code >= 0}
+     * @param seed the reference's 32-bit seed, read as unsigned
+     * @return the digest's {@code h1}
+     * @throws IndexOutOfBoundsException if the range is not inside the segment
+     */
     public static long hash64(MemorySegment segment, long offset, long length, int seed) {
         return hash64(segment, offset, length, Integer.toUnsignedLong(seed));
     }

@@ -19,7 +19,13 @@ public final class CacheKeys {
     /** {@code key0} of every key this class makes. */
     public static final long KEY0 = 0;
 
-    /** A {@code key1} (with {@link #KEY0}) no other call for {@code cache} returns. */
+    /**
+     * A {@code key1} (with {@link #KEY0}) no other call for {@code cache} returns.
+     *
+     * @param cache the cache the key is for; one of its ids ({@link Cache#newId}) is used
+     * @return {@code cache.newId() + 1}, in {@code [1, 2^63)}
+     * @throws IllegalStateException if the cache has handed out {@code 2^63 - 1} ids
+     */
     public static long uniqueForCacheLifetime(Cache cache) {
         long id = cache.newId() + 1; // ids from 0; (0, 0) is no key
         if (id <= 0) {
@@ -28,7 +34,13 @@ public final class CacheKeys {
         return id;
     }
 
-    /** A {@code key1} (with {@link #KEY0}) no other call in this process returns. */
+    /**
+     * A {@code key1} (with {@link #KEY0}) no other call in this process returns.
+     *
+     * @return the next id counting down from {@code 2^64 - 1} (-1 as a {@code long}): negative,
+     *     so in {@code [2^63, 2^64)} as an unsigned value
+     * @throws IllegalStateException if the process has handed out {@code 2^63} ids
+     */
     public static long uniqueForProcessLifetime() {
         long id = PROCESS_COUNTER.getAndDecrement();
         if (id >= 0) {

@@ -13,7 +13,11 @@ import java.security.SecureRandom;
 public record DbId(long high, long low) {
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    /** A new random identity. */
+    /**
+     * A new random identity.
+     *
+     * @return an identity of 128 bits drawn from a {@link SecureRandom}
+     */
     public static DbId random() {
         return new DbId(RANDOM.nextLong(), RANDOM.nextLong());
     }

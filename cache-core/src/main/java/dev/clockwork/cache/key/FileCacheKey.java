@@ -45,7 +45,15 @@ public final class FileCacheKey {
         this.base1 = base1;
     }
 
-    /** The base key of file {@code fileNumber} of database {@code db}, written in {@code session}. */
+    /**
+     * The base key of file {@code fileNumber} of database {@code db}, written in {@code session}.
+     *
+     * @param db the database the file belongs to
+     * @param session the session that wrote the file
+     * @param fileNumber the file's number in the database (any value; small ones keep keys
+     *     distinct by construction, see above)
+     * @return the file's base key
+     */
     public static FileCacheKey of(DbId db, SessionId session, long fileNumber) {
         long f = KeyHash.hash0(db.high(), db.low(), session.upper()) ^ fileNumber;
         return fromInternalId(session.lower(), f);
@@ -54,6 +62,10 @@ public final class FileCacheKey {
     /**
      * The base key of an internal id {@code (s, f)}; bijective where {@code s == 0} only if
      * {@code f == 0} (and then the key is empty: use {@link #of} for real files).
+     *
+     * @param s {@code session.lower} (see above); 0 is taken as {@code f}
+     * @param f {@code H(db, session.upper) ^ fileNumber} (see above)
+     * @return the file's base key
      */
     public static FileCacheKey fromInternalId(long s, long f) {
         if (s == 0) {
@@ -67,7 +79,11 @@ public final class FileCacheKey {
         return new FileCacheKey(k0, k1);
     }
 
-    /** The internal id {@code {s, f}} this key was built from: {@link #fromInternalId}'s inverse. */
+    /**
+     * The internal id {@code {s, f}} this key was built from: {@link #fromInternalId}'s inverse.
+     *
+     * @return a new array {@code {s, f}}
+     */
     public long[] toInternalId() {
         long a = key0;
         long b = base1;
@@ -81,12 +97,21 @@ public final class FileCacheKey {
         return new long[] {s, f};
     }
 
-    /** The first word of every key of this file (never 0 for a real file). */
+    /**
+     * The first word of every key of this file (never 0 for a real file).
+     *
+     * @return {@code key0} of every block's key
+     */
     public long key0() {
         return key0;
     }
 
-    /** The second word of the key of the block at {@code offset} (any offset, bytes or ids). */
+    /**
+     * The second word of the key of the block at {@code offset} (any offset, bytes or ids).
+     *
+     * @param offset the block's offset in the file, or any number that names it in the file
+     * @return the base's second word xor {@code offset}
+     */
     public long key1(long offset) {
         return base1 ^ offset;
     }
@@ -95,6 +120,9 @@ public final class FileCacheKey {
      * The second word for a record at byte {@code offset} of a file whose cached records are all
      * at least 5 bytes long: the offset's low two bits are dropped, which keeps keys distinct (no
      * two such records start within 4 bytes) and gives the offset two more bits of room.
+     *
+     * @param offset the record's byte offset in the file
+     * @return the base's second word xor {@code offset >>> 2}
      */
     public long key1ForMinSizeRecord(long offset) {
         return base1 ^ (offset >>> 2);

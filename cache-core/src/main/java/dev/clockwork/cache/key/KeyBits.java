@@ -9,7 +9,12 @@ public final class KeyBits {
     private KeyBits() {
     }
 
-    /** The bits in reverse order: bit 0 becomes bit 63. Its own inverse. */
+    /**
+     * The bits in reverse order: bit 0 becomes bit 63. Its own inverse.
+     *
+     * @param v any value
+     * @return {@code v} with its bits reversed ({@link Long#reverse})
+     */
     public static long reverse(long v) {
         return Long.reverse(v);
     }
@@ -21,6 +26,9 @@ public final class KeyBits {
      * of {@code v} when {@code v < 2^(b+c)}). It distributes over xor and is its own inverse: a
      * multiplication by an upper-triangular matrix over GF(2) built recursively from
      * {@code [[1, 1], [0, 1]]}.
+     *
+     * @param v any value
+     * @return the transformed value; {@code downwardInvolution(result) == v}
      */
     public static long downwardInvolution(long v) {
         long r = v;

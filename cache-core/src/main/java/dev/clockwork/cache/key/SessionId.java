@@ -11,6 +11,13 @@ package dev.clockwork.cache.key;
  * @param lower the generator's random base xor its counter: distinct for every session it makes
  */
 public record SessionId(long upper, long lower) {
+    /**
+     * A session of the given halves.
+     *
+     * @param upper random per generator
+     * @param lower distinct per session, not 0
+     * @throws IllegalArgumentException if {@code lower} is 0
+     */
     public SessionId {
         if (lower == 0) {
             throw new IllegalArgumentException("lower must not be 0 (it keeps file keys non-zero)");

@@ -22,23 +22,42 @@ public final class SessionIdGenerator {
     private final long baseLower;
     private final AtomicLong counter = new AtomicLong();
 
-    /** A generator whose base is drawn from {@code random}. */
+    /**
+     * A generator whose base is drawn from {@code random}.
+     *
+     * @param random where the 128 bits of the base come from (two {@code nextLong()} calls);
+     *     not kept
+     */
     public SessionIdGenerator(java.util.random.RandomGenerator random) {
         this(random.nextLong(), random.nextLong());
     }
 
-    /** A generator with the given base (for tests and simulations: golden vectors). */
+    /**
+     * A generator with the given base (for tests and simulations: golden vectors).
+     *
+     * @param baseUpper the {@link SessionId#upper} of every session made
+     * @param baseLower xor'ed with the counter to make each session's {@link SessionId#lower}
+     */
     public SessionIdGenerator(long baseUpper, long baseLower) {
         this.baseUpper = baseUpper;
         this.baseLower = baseLower;
     }
 
-    /** The generator this process's databases share, seeded once from {@link SecureRandom}. */
+    /**
+     * The generator this process's databases share, seeded once from {@link SecureRandom}.
+     *
+     * @return the same generator on every call
+     */
     public static SessionIdGenerator processWide() {
         return PROCESS_WIDE;
     }
 
-    /** The next session: distinct from every other this generator made. */
+    /**
+     * The next session: distinct from every other this generator made.
+     *
+     * @return {@code (baseUpper, baseLower ^ count)} for the next count, skipping the count
+     *     that would make the lower half 0
+     */
     public SessionId next() {
         long lower = baseLower ^ counter.getAndIncrement();
         if (lower == 0) {
