@@ -225,7 +225,7 @@ public final class LruCache extends ShardedCache {
         for (LruShard shard : shards) {
             int cursor = 1; // index 0 is the first chunk's header
             do {
-                cursor = shard.visitEntries(this, visitor, readsValues, cursor, entriesPerLock);
+                cursor = shard.visitEntries(handoff, visitor, readsValues, cursor, entriesPerLock);
             } while (cursor >= 0);
         }
     }

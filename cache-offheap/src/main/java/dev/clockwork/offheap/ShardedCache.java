@@ -13,6 +13,7 @@ import java.lang.invoke.VarHandle;
 import dev.clockwork.offheap.memory.CacheMemory;
 import dev.clockwork.offheap.memory.StatsCounters;
 import dev.clockwork.offheap.memory.ValueHeader;
+import dev.clockwork.offheap.shard.EntryHandoff;
 import dev.clockwork.offheap.shard.Shard;
 import dev.clockwork.offheap.shard.ShardSizing;
 
@@ -35,6 +36,9 @@ public abstract class ShardedCache implements Cache {
     private final java.util.concurrent.atomic.AtomicLong ids = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean closed;
     private volatile long capacity;
+
+    /** {@link #visitEntry} for the shards' walks in other packages of this module. */
+    final EntryHandoff handoff = this::visitEntry;
 
     ShardedCache(CacheMemory memory, Shard[] shards, long capacity, long hashSeed,
                  Admission admission) {
@@ -477,23 +481,11 @@ public abstract class ShardedCache implements Cache {
     /**
      * Hands one pinned entry to a visitor: recovers the caller's key from the hashed key (the
      * hash is a bijection, see {@link KeyHash}) and views the value read-only, unless the visitor
-     * does not read values. The caller keeps the entry pinned until this returns.
-     *
-     * <p>Internal: public only for the LRU shards, which live in another package of this module.
-     * It trusts its arguments and checks none: the address and length must be those of a value
-     * of this cache that stays allocated for the call, or the visitor may read any native memory
-     * (and crash the JVM). Callers use {@link #forEachEntry}.
-     *
-     * @param visitor receives the entry
-     * @param readsValues the visitor's {@link EntryVisitor#readsValues()}; if {@code false} it
-     *     gets {@link MemorySegment#NULL} instead of a view
-     * @param h0 the entry's hashed key, first half
-     * @param h1 the entry's hashed key, second half
-     * @param valueAddress native address of the entry's value
-     * @param valueLength the value's length in bytes
-     * @param charge the entry's charge, excluding metadata
+     * does not read values. The caller keeps the entry pinned until this returns. It trusts its
+     * arguments (see {@link EntryHandoff}): the LRU shards reach it through {@link #handoff}, and
+     * nothing outside the module can.
      */
-    public final void visitEntry(EntryVisitor visitor, boolean readsValues, long h0, long h1,
+    final void visitEntry(EntryVisitor visitor, boolean readsValues, long h0, long h1,
                           long valueAddress, int valueLength, long charge) {
         long key1 = KeyHash.unhash1(h0, h1);
         long key0 = KeyHash.unhash0FromKey1(h0, key1, hashSeed);

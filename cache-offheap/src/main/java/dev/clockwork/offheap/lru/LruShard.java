@@ -19,6 +19,7 @@ import dev.clockwork.cache.Priority;
 import java.lang.foreign.MemorySegment;
 import dev.clockwork.offheap.CacheOptions;
 import dev.clockwork.offheap.ShardedCache;
+import dev.clockwork.offheap.shard.EntryHandoff;
 import dev.clockwork.offheap.memory.EntryStamp;
 import dev.clockwork.offheap.memory.NativeAllocator;
 import dev.clockwork.cache.admission.Admission;
@@ -615,7 +616,7 @@ public final class LruShard extends LruList implements Shard {
      * @return the index to continue from, or -1 when the shard is done
      * @throws IllegalStateException if the cache is closed, before or during the batch
      */
-    public synchronized int visitEntries(ShardedCache cache, EntryVisitor visitor, boolean readsValues,
+    public synchronized int visitEntries(EntryHandoff cache, EntryVisitor visitor, boolean readsValues,
                                   int from, int maxRecords) {
         checkNotClosed();
         int end = slab.freshIndex();
@@ -632,7 +633,7 @@ public final class LruShard extends LruList implements Shard {
                         || !RecordSlab.isLive(slab.stamp(e))) {
                     continue;
                 }
-                cache.visitEntry(visitor, readsValues, key0(e), key1(e),
+                cache.visit(visitor, readsValues, key0(e), key1(e),
                         RAW.get(LONG, e + VALUE_ADDRESS_OFFSET),
                         RAW.get(INT, e + VALUE_LENGTH_OFFSET), charge(e));
                 if ((refused & CLOSED) != 0) {
