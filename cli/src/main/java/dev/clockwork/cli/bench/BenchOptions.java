@@ -490,9 +490,9 @@ public final class BenchOptions {
                 (int) threads);
         if (perThread > MAX_PINNED_PER_THREAD) {
             return "-pinned_ratio=" + pinnedRatio + " of -cache_size=" + cacheSize + " in values"
-                    + " of -value_bytes=" + valueBytes + " pins " + perThread
-                    + " handles per thread, more than " + MAX_PINNED_PER_THREAD
-                    + ": lower -pinned_ratio or -cache_size";
+                    + " of -value_bytes=" + valueBytes + " over -threads=" + threads + " pins "
+                    + perThread + " handles per thread, more than " + MAX_PINNED_PER_THREAD
+                    + ": raise -value_bytes or -threads, or lower -pinned_ratio or -cache_size";
         }
         return null;
     }

@@ -524,9 +524,11 @@ class BenchFlagsTest {
     @Test
     void maxCacheSizeIsRefusedOrRuns() {
         String max = "-cache_size=9223372036854775807";
-        assertTrue(refused(max).contains("-pinned_ratio=0.25 of -cache_size=9223372036854775807"
-                + " in values of -value_bytes=8192 pins 17592186044417 handles per thread, more"
-                + " than 134217728: lower -pinned_ratio or -cache_size"));
+        assertEquals("clockwork bench: -cache_size=9223372036854775807: -pinned_ratio=0.25"
+                + " (default) of -cache_size=9223372036854775807 in values of -value_bytes=8192"
+                + " (default) over -threads=16 (default) pins 17592186044417 handles per thread,"
+                + " more than 134217728: raise -value_bytes or -threads, or lower -pinned_ratio"
+                + " or -cache_size", refused(max).strip());
         org.junit.jupiter.api.Assumptions.assumeTrue(
                 ProcessStats.physicalMemoryBytes().isPresent());
         String p = refused(max, "-pinned_ratio=0");
