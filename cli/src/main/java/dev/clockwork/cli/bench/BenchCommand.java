@@ -10,6 +10,8 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.cli.CacheFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import dev.clockwork.cli.GFlags;
 import dev.clockwork.cli.common.CFormat;
 import dev.clockwork.cli.common.FlagCommand;
 import dev.clockwork.cli.keys.StressCacheKey;
@@ -42,6 +44,15 @@ public final class BenchCommand extends FlagCommand {
     @Mixin
     StressCacheKeyOptions stressCacheKey;
 
+    /**
+     * For -compare's child runs: with -json, the human report goes to standard output, before
+     * the JSON line, instead of to standard error, so that the parent can tell the report (its
+     * own standard output) from the progress lines (its standard error).
+     */
+    @Option(names = "-report_on_stdout", hidden = true, arity = "0..1", defaultValue = "false",
+            fallbackValue = "true", converter = GFlags.Bool.class)
+    boolean reportOnStdout;
+
     @Override
     public Integer call() {
         if (stressCacheKey.stressCacheKey) {
@@ -50,7 +61,7 @@ public final class BenchCommand extends FlagCommand {
         refuse(options.validate());
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        PrintWriter out = options.json ? err : stdout; // the human report
+        PrintWriter out = options.json && !reportOnStdout ? err : stdout; // the human report
 
         long seed = seedOrPid(options.seed);
         if (options.seed == 0) {
@@ -70,7 +81,7 @@ public final class BenchCommand extends FlagCommand {
             out.flush();
             BenchResult result;
             try {
-                result = ForkedRun.run(childArgs(type, seed), out);
+                result = ForkedRun.run(childArgs(type, seed), out, err);
             } catch (IOException | InterruptedException | IllegalStateException e) {
                 err.println(spec.qualifiedName() + ": the run of " + type + " failed: " + e);
                 return 1;
@@ -87,7 +98,8 @@ public final class BenchCommand extends FlagCommand {
 
     /**
      * This command's arguments for one type of a comparison: everything the user gave but
-     * -compare, -cache_type, -seed and -json, then that type, the resolved seed and -json.
+     * -compare, -cache_type, -seed and -json, then that type, the resolved seed, -json and
+     * -report_on_stdout.
      */
     private List<String> childArgs(String type, long seed) {
         List<String> args = new ArrayList<>();
@@ -98,7 +110,7 @@ public final class BenchCommand extends FlagCommand {
                 i++) {
             String arg = given.get(i);
             String name = arg.replaceFirst("^--?", "").replaceFirst("=.*", "");
-            if (Set.of("compare", "cache_type", "seed", "json").contains(name)) {
+            if (Set.of("compare", "cache_type", "seed", "json", "report_on_stdout").contains(name)) {
                 boolean valueFollows = !arg.contains("=") && !name.equals("json")
                         && i + 1 < given.size();
                 if (valueFollows) {
@@ -111,6 +123,7 @@ public final class BenchCommand extends FlagCommand {
         args.add("-cache_type=" + type);
         args.add("-seed=" + seed);
         args.add("-json");
+        args.add("-report_on_stdout");
         return args;
     }
 
@@ -174,7 +187,7 @@ public final class BenchCommand extends FlagCommand {
         PrintWriter quiet = new PrintWriter(java.io.Writer.nullWriter());
         long warmupSeed = seed ^ 0x5BD1_E995L;
         int rc = new BenchRun(w, warmupSeed, CacheFactory.create(w.cacheSettings(warmupSeed)),
-                quiet, err).execute();
+                quiet, err).asWarmup().execute();
         out.printf("JIT warm-up: %d ops on a separate %s cache, %.1f s%n",
                 w.opsPerThread * w.threads, CFormat.bytesToHuman(w.cacheSize),
                 (System.nanoTime() - start) / 1e9);

@@ -91,6 +91,8 @@ final class BenchRun {
 
     private long startNanos; // written by the barrier action, read after joining the threads
     private BenchResult result;
+    /** What the progress lines start with: the warm-up's say they are not the measured run. */
+    private String progressLabel = "progress";
 
     /**
      * @param seed the effective uint32 seed (never 0)
@@ -105,6 +107,12 @@ final class BenchRun {
         this.valueBytes = (int) options.valueBytes;
         this.hashSeed = CacheFactory.hashSeedFor(seed);
         this.verify = options.verifyValues;
+    }
+
+    /** Marks this run as the JIT warm-up in its progress lines ("warm-up: 40% ..."). */
+    BenchRun asWarmup() {
+        progressLabel = "warm-up";
+        return this;
     }
 
     /** The run's headline figures, once {@link #execute} has reported them; else null. */
@@ -307,8 +315,8 @@ final class BenchRun {
                     for (BenchWorker w : workers) {
                         done += w.done;
                     }
-                    err.printf(Locale.ROOT, "progress: %d%% (%d of %d ops), %d ops/sec over the"
-                                    + " last %.1f s%n", percent(done, total),
+                    err.printf(Locale.ROOT, "%s: %d%% (%d of %d ops), %d ops/sec over the"
+                                    + " last %.1f s%n", progressLabel, percent(done, total),
                             done, total, (long) ((done - lastDone) / ((now - lastNanos) * 1e-9)),
                             (now - lastNanos) * 1e-9);
                     err.flush();

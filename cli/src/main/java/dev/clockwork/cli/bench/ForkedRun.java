@@ -12,8 +12,10 @@ import java.util.List;
 
 /**
  * One {@code bench} run in a JVM of its own, for {@code -compare}: the same java, JVM options
- * and class path as this one, the child's human report (its standard error, as {@code -json}
- * puts it) copied to {@code report} as it comes, its one JSON line parsed into the result.
+ * and class path as this one. The child prints its human report and then its one JSON line on
+ * its standard output ({@code -json -report_on_stdout}): the report is copied to {@code report}
+ * as it comes, the JSON line parsed into the result; its standard error (progress lines,
+ * warnings) is copied to {@code progress}.
  *
  * <p>Why a fork: in one JVM the second type's run would find the shared call sites (the
  * {@code Cache} interface calls of the workload) already compiled for the first type, then
@@ -24,7 +26,7 @@ final class ForkedRun {
     private ForkedRun() {
     }
 
-    static BenchResult run(List<String> args, PrintWriter report)
+    static BenchResult run(List<String> args, PrintWriter report, PrintWriter progress)
             throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
@@ -35,16 +37,19 @@ final class ForkedRun {
         command.addAll(args);
         Process child = new ProcessBuilder(command).start();
         child.getOutputStream().close();
-        Thread copier = Thread.ofPlatform().daemon().start(() -> copy(child, report));
+        Thread copier = Thread.ofPlatform().daemon().start(() -> copy(child, progress));
         String json = null;
         try (BufferedReader stdout = new BufferedReader(
                 new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
             for (String line = stdout.readLine(); line != null; line = stdout.readLine()) {
                 if (line.startsWith("{")) {
                     json = line;
+                } else {
+                    report.println(line);
                 }
             }
         }
+        report.flush();
         int rc = child.waitFor();
         copier.join();
         if (rc != 0 || json == null) {
@@ -54,19 +59,16 @@ final class ForkedRun {
         return BenchResult.fromJson(json);
     }
 
-    private static void copy(Process child, PrintWriter report) {
+    /** Copies the child's standard error to {@code progress}, line by line. */
+    private static void copy(Process child, PrintWriter progress) {
         try (BufferedReader stderr = new BufferedReader(
                 new InputStreamReader(child.getErrorStream(), StandardCharsets.UTF_8))) {
             for (String line = stderr.readLine(); line != null; line = stderr.readLine()) {
-                synchronized (report) {
-                    report.println(line);
-                }
+                progress.println(line);
             }
-            report.flush();
+            progress.flush();
         } catch (IOException e) {
-            synchronized (report) {
-                report.println("(report of the child run cut short: " + e + ")");
-            }
+            progress.println("(standard error of the child run cut short: " + e + ")");
         }
     }
 }

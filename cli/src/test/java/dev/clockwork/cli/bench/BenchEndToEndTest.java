@@ -41,10 +41,11 @@ class BenchEndToEndTest {
         assertTrue(out.contains("Percentiles: P50: "), out);
         assertTrue(out.contains("Max RSS: "), out);
         assertTrue(out.contains("Native memory after close: 0 bytes"), out);
-        String err = (String) r[2];
-        assertTrue(err.matches("(?s).*Slot occupancy stats: Overall \\d+% \\(\\d+/\\d+\\),"
-                + " Min/Max/Window = \\d+%/\\d+%/\\d+, MaxRun\\{Pos/Neg\\} = \\d+/\\d+\n.*"), err);
-        assertTrue(err.contains("Eviction effort exceeded: "), err);
+        // the table diagnostics are part of the report: stdout, as in -compare
+        assertTrue(out.matches("(?s).*Slot occupancy stats: Overall \\d+% \\(\\d+/\\d+\\),"
+                + " Min/Max/Window = \\d+%/\\d+%/\\d+, MaxRun\\{Pos/Neg\\} = \\d+/\\d+\n.*"), out);
+        assertTrue(out.contains("Eviction effort exceeded: "), out);
+        assertEquals("", r[2], "stderr is for progress only");
     }
 
     /**
@@ -81,6 +82,36 @@ class BenchEndToEndTest {
         }
         assertTrue(rows[2].contains(" 1.00x "), rows[2]);
         assertEquals(3, out.split("Native memory after close: 0 bytes", -1).length - 1, out);
+        // each child's diagnostics come with its report, as in a run alone
+        assertEquals(2, out.split("Slot occupancy stats: ", -1).length - 1, out);
+        assertTrue(out.contains("Pool usage: high "), out);
+        assertEquals("", r[2], "stderr is for progress only");
+    }
+
+    /** -compare: the children's progress lines go to stderr, their reports to stdout. */
+    @Test
+    void compareKeepsTheChildrensProgressOnStderr() {
+        Object[] r = RunMain.run("bench", "-cache_size=4194304", "-threads=2",
+                "-ops_per_thread=300000", "-value_bytes=256", "-seed=1", "-jit_warmup_ops=0",
+                "-progress_interval=0.02", "-compare=lru_cache");
+        String out = (String) r[1];
+        String err = (String) r[2];
+        assertEquals(0, r[0], "stdout:\n" + out + "\nstderr:\n" + err);
+        assertTrue(err.contains("progress: "), err);
+        assertTrue(!out.contains("progress: "), out);
+        assertTrue(out.contains("Pool usage: high ") && !err.contains("Pool usage"), out);
+    }
+
+    /** The warm-up's progress lines say they are the warm-up's. */
+    @Test
+    void warmupProgressLinesAreLabelled() {
+        Object[] r = RunMain.run("bench", "-cache_size=4194304", "-threads=2",
+                "-ops_per_thread=1000", "-value_bytes=256", "-seed=1", "-jit_warmup_ops=600000",
+                "-progress_interval=0.02", "-cache_type=auto_hyper_clock_cache");
+        String err = (String) r[2];
+        assertEquals(0, r[0], "stderr:\n" + err);
+        assertTrue(err.matches("(?s).*warm-up: \\d+% \\(\\d+ of 600000 ops\\), \\d+ ops/sec"
+                + " over the last \\d+\\.\\d s\n.*"), err);
     }
 
     /** -json: standard output is one JSON line with the run's figures; the report goes to stderr. */
@@ -304,11 +335,10 @@ class BenchEndToEndTest {
         assertTrue(out.contains("Cache impl name     : AutoHyperClockCache"), out);
         assertTrue(out.contains("Final load factor: "), out);
         assertTrue(out.contains("Native memory after close: 0 bytes"), out);
-        String err = (String) r[2];
-        assertTrue(err.matches("(?s).*Head occupancy \\d+% \\(\\d+/\\d+\\), entries at home"
+        assertTrue(out.matches("(?s).*Head occupancy \\d+% \\(\\d+/\\d+\\), entries at home"
                 + " \\d+% \\(\\d+/\\d+\\), longest chain \\d+, yield count \\d+,"
-                + " lookup restarts \\d+\n.*"), err);
-        assertTrue(err.contains("Table reservation: "), err);
+                + " lookup restarts \\d+\n.*"), out);
+        assertTrue(out.contains("Table reservation: "), out);
     }
 
     @Test
@@ -324,12 +354,11 @@ class BenchEndToEndTest {
         assertTrue(out.contains("Low pri pool ratio  : 0.3"), out);
         assertTrue(out.contains("Value verification failures: 0"), out);
         assertTrue(out.contains("Native memory after close: 0 bytes"), out);
-        String err = (String) r[2];
-        assertTrue(err.matches("(?s).*Pool usage: high [0-9.]+ MiB, low [0-9.]+ MiB, bottom"
-                + " [0-9.]+ MiB, pinned [0-9.]+ MiB\n.*"), err);
-        assertTrue(err.matches("(?s).*Entries: \\d+, index and records: [0-9.]+ MiB"
-                + " \\([0-9.]+ bytes per entry\\)\n.*"), err);
-        assertTrue(!err.contains("Slot occupancy stats"), err);
+        assertTrue(out.matches("(?s).*Pool usage: high [0-9.]+ MiB, low [0-9.]+ MiB, bottom"
+                + " [0-9.]+ MiB, pinned [0-9.]+ MiB\n.*"), out);
+        assertTrue(out.matches("(?s).*Entries: \\d+, index and records: [0-9.]+ MiB"
+                + " \\([0-9.]+ bytes per entry\\)\n.*"), out);
+        assertTrue(!out.contains("Slot occupancy stats"), out);
     }
 
     @Test
@@ -344,7 +373,7 @@ class BenchEndToEndTest {
         assertTrue(!out.contains("Population complete"), out);
         assertTrue(!out.contains("Operation latency"), out);
         assertTrue(out.contains("Final pinned count: 0"), out);
-        assertTrue(!((String) r[2]).contains("Slot occupancy stats"), (String) r[2]);
+        assertTrue(!out.contains("Slot occupancy stats"), out);
         assertTrue(out.contains("Rough parallel ops/sec = "), out);
     }
 
