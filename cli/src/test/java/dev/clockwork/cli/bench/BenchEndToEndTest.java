@@ -187,6 +187,14 @@ class BenchEndToEndTest {
         assertEquals("32", flags.get("gather_stats_entries_per_lock"));
         assertEquals("fixed_hyper_clock_cache", flags.get("cache_type"));
         assertTrue(flags.size() >= 36, "every flag: " + flags);
+        // in the line itself, numbers and booleans are JSON numbers and booleans
+        var typed = dev.clockwork.cli.common.Json.read(line).get("flags");
+        assertTrue(typed.get("value_bytes").isIntegralNumber(), typed.toString());
+        assertTrue(typed.get("num_shard_bits").isIntegralNumber(), typed.toString());
+        assertTrue(typed.get("pinned_ratio").isDouble(), typed.toString());
+        assertTrue(typed.get("gather_stats").isBoolean() && typed.get("json").isBoolean(),
+                typed.toString());
+        assertTrue(typed.get("cache_type").isTextual(), typed.toString());
         BenchResult.TableStats table = result.table();
         assertTrue(err.contains("Final load factor: ") && err.contains(" (" + table.occupancy()
                 + " / " + table.slots() + ")\n"), err);
