@@ -14,6 +14,7 @@ import picocli.CommandLine.Option;
 import dev.clockwork.cli.GFlags;
 import dev.clockwork.cli.common.CFormat;
 import dev.clockwork.cli.common.FlagCommand;
+import dev.clockwork.cli.common.RunStop;
 import dev.clockwork.cli.keys.StressCacheKey;
 import dev.clockwork.cli.keys.StressCacheKeyOptions;
 
@@ -67,21 +68,42 @@ public final class BenchCommand extends FlagCommand {
         if (options.seed == 0) {
             out.printf("Using seed = %d%n", seed); // as cache_bench prints it
         }
-        List<BenchResult> results = new ArrayList<>();
-        if (options.compare == null || options.compare.isEmpty()) {
-            int rc = runOne(seed, out, err, results);
-            if (rc == 0 && options.json && !results.isEmpty()) {
-                stdout.println(results.get(0).toJson());
-                stdout.flush();
+        try (RunStop stop = RunStop.onSignal(spec.qualifiedName(), err)) {
+            if (options.compare == null || options.compare.isEmpty()) {
+                return single(seed, stop, stdout, out, err);
             }
-            return rc;
+            return compare(seed, stop, stdout, out, err);
         }
+    }
+
+    /** One run of -cache_type; with -json its line on standard output. */
+    private int single(long seed, RunStop stop, PrintWriter stdout, PrintWriter out,
+                       PrintWriter err) {
+        List<BenchResult> results = new ArrayList<>();
+        int rc = runOne(seed, stop, out, err, results);
+        if (rc == 0 && options.json && !results.isEmpty()) {
+            stdout.println(results.get(0).toJson());
+            stdout.flush();
+        }
+        return rc;
+    }
+
+    /**
+     * -compare: each type in a JVM of its own, then the table. A stop ends the running child
+     * (which reports what it did) and skips the types after it.
+     */
+    private int compare(long seed, RunStop stop, PrintWriter stdout, PrintWriter out,
+                        PrintWriter err) {
+        List<BenchResult> results = new ArrayList<>();
         for (String type : options.compare) {
+            if (stop.requested()) {
+                break;
+            }
             out.printf("%n=== -cache_type=%s (a JVM of its own) ===%n", type);
             out.flush();
             BenchResult result;
             try {
-                result = ForkedRun.run(childArgs(type, seed), out, err);
+                result = ForkedRun.run(childArgs(type, seed), stop, out, err);
             } catch (IOException | InterruptedException | IllegalStateException e) {
                 err.println(spec.qualifiedName() + ": the run of " + type + " failed: " + e);
                 return 1;
@@ -155,13 +177,19 @@ public final class BenchCommand extends FlagCommand {
     }
 
     /** One run of -cache_type (after a JIT warm-up if asked); adds its figures to results. */
-    private int runOne(long seed, PrintWriter out, PrintWriter err, List<BenchResult> results) {
+    private int runOne(long seed, RunStop stop, PrintWriter out, PrintWriter err,
+                       List<BenchResult> results) {
         Cache cache;
         try {
             if (options.jitWarmupOps > 0) {
-                int rc = warmUp(seed, out, err);
+                int rc = warmUp(seed, stop, out, err);
                 if (rc != 0) {
                     return rc;
+                }
+                if (stop.requested()) {
+                    out.println("Stopped during the JIT warm-up: the timed run did not start.");
+                    out.flush();
+                    return 0;
                 }
             }
             cache = CacheFactory.create(options.cacheSettings(seed));
@@ -169,7 +197,7 @@ public final class BenchCommand extends FlagCommand {
             err.println(spec.qualifiedName() + ": cannot create the cache: " + e.getMessage());
             return 1;
         }
-        BenchRun bench = new BenchRun(options, seed, cache, out, err);
+        BenchRun bench = new BenchRun(options, seed, cache, stop, out, err);
         int rc = bench.execute();
         if (results != null && bench.result() != null) {
             results.add(bench.result());
@@ -181,13 +209,13 @@ public final class BenchCommand extends FlagCommand {
      * Runs the same workload on a throwaway cache so that the timed run measures JIT-compiled
      * code. The warm-up cache is closed (its memory returned) before the measured one is made.
      */
-    private int warmUp(long seed, PrintWriter out, PrintWriter err) {
+    private int warmUp(long seed, RunStop stop, PrintWriter out, PrintWriter err) {
         BenchOptions w = options.forWarmup();
         long start = System.nanoTime();
         PrintWriter quiet = new PrintWriter(java.io.Writer.nullWriter());
         long warmupSeed = seed ^ 0x5BD1_E995L;
         int rc = new BenchRun(w, warmupSeed, CacheFactory.create(w.cacheSettings(warmupSeed)),
-                quiet, err).asWarmup().execute();
+                stop, quiet, err).asWarmup().execute();
         out.printf("JIT warm-up: %d ops on a separate %s cache, %.1f s%n",
                 w.opsPerThread * w.threads, CFormat.bytesToHuman(w.cacheSize),
                 (System.nanoTime() - start) / 1e9);

@@ -63,8 +63,13 @@ final class BenchReport {
      */
     int report(BenchWorker[] workers, long elapsedNanos, long populateVerifyFailures) {
         BenchTotals t = BenchTotals.of(workers, populateVerifyFailures);
-        double totalOps = 1.0 * workers.length * o.opsPerThread;
+        double totalOps = t.ops();
+        boolean partial = t.ops() < workers.length * o.opsPerThread;
         double elapsedSecs = elapsedNanos * 1e-9;
+        if (partial) {
+            out.printf("Partial run: stopped early after %d of %d ops; the figures below cover"
+                    + " those.%n", t.ops(), workers.length * o.opsPerThread);
+        }
         out.printf(Locale.ROOT, "Complete in %.3f s; Rough parallel ops/sec = %d%n", elapsedSecs,
                 (long) (totalOps / elapsedSecs));
         if (t.unlucky()) {
@@ -99,7 +104,8 @@ final class BenchReport {
                 elapsedSecs, (long) (totalOps / elapsedSecs), (long) (totalOps / t.threadSecs()),
                 t.lookups() == 0 ? 0.0 : 1.0 * t.hits() / t.lookups(), entriesAtEnd, nativeAtEnd,
                 -1, -1, opLatency, flags(), table,
-                gatherer == null ? null : OpLatency.of(BenchResult.GATHER_STATS, gatherer.micros)));
+                gatherer == null ? null : OpLatency.of(BenchResult.GATHER_STATS, gatherer.micros),
+                partial));
         if (t.verifyFailures() > 0) {
             err.printf("clockwork bench: %d values failed verification (wrong key, size or"
                     + " checksum)%n", t.verifyFailures());
@@ -173,7 +179,7 @@ final class BenchReport {
         return new BenchResult(r.cacheType(), r.threads(), r.opsPerThread(), r.elapsedSecs(),
                 r.parallelOpsPerSec(), r.threadOpsPerSec(), r.hitRatio(), r.entries(),
                 r.nativeBytes(), rss.orElse(-1), heapUsed, r.latency(), r.flags(), r.table(),
-                r.gatherStats());
+                r.gatherStats(), r.partial());
     }
 
     /** cache_bench's {@code ReportProblems} at debug level: a blank line, then the diagnostics. */

@@ -12,6 +12,7 @@ import dev.clockwork.cache.Priority;
 import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.cli.common.CFormat;
 import dev.clockwork.cli.common.ExitCodes;
+import dev.clockwork.cli.common.RunStop;
 import dev.clockwork.cli.common.Threads;
 import dev.clockwork.cli.workload.KeyGen;
 import dev.clockwork.cli.workload.PinnedFifo;
@@ -72,6 +73,11 @@ import dev.clockwork.cli.workload.ValueStamp;
  * cache open, so that an external memory profiler sees the memory in use at the end of the run.
  * Nothing is printed after the header and the progress lines printed so far: no report, no
  * {@code -json} line (hence {@code -compare} refuses it).
+ *
+ * <h2>Stopping early</h2>
+ * When the {@link RunStop} is requested (SIGTERM, Ctrl-C), population ends where it is, and each
+ * worker at its next multiple of 4096 operations; the report then covers the operations done,
+ * and says it is partial. Stopped during population, the run prints so and no report.
  */
 final class BenchRun {
     private static final int POPULATE_PATIENCE = 100;
@@ -81,6 +87,7 @@ final class BenchRun {
     private final BenchOptions o;
     private final long seed;
     private final Cache cache;
+    private final RunStop stop;
     private final PrintWriter out;
     private final PrintWriter err;
     private final long maxKey;
@@ -96,11 +103,15 @@ final class BenchRun {
 
     /**
      * @param seed the effective uint32 seed (never 0)
+     * @param stop when requested, population and the workers stop where they are, and the
+     *     report covers what they did
      */
-    BenchRun(BenchOptions options, long seed, Cache cache, PrintWriter out, PrintWriter err) {
+    BenchRun(BenchOptions options, long seed, Cache cache, RunStop stop, PrintWriter out,
+             PrintWriter err) {
         this.o = options;
         this.seed = seed;
         this.cache = cache;
+        this.stop = stop;
         this.out = out;
         this.err = err;
         this.maxKey = options.maxKey();
@@ -129,6 +140,11 @@ final class BenchRun {
                     return rc;
                 }
             }
+            if (stop.requested()) {
+                out.println("Stopped during population: the timed run did not start.");
+                out.flush();
+                return 0;
+            }
             return run();
         } finally {
             cache.close();
@@ -151,7 +167,7 @@ final class BenchRun {
         try (ValueGen values = new ValueGen(valueBytes, o.compressibleToRatio, verify)) {
             MemorySegment scratch = values.scratch();
             while (insertsSinceMaxOccupancyIncrease < POPULATE_PATIENCE
-                    && keysSinceLastNotFound < POPULATE_PATIENCE) {
+                    && keysSinceLastNotFound < POPULATE_PATIENCE && !stop.requested()) {
                 gen.encode(KeyGen.randomKey(rnd, maxKey, o.skew));
                 long k0 = gen.key0();
                 long k1 = gen.key1();
@@ -236,7 +252,7 @@ final class BenchRun {
             for (int i = 0; i < n; i++) {
                 BenchWorker w = new BenchWorker(i,
                         (int) PinnedFifo.pinCountForThread(totalPinCount, i, n), seed, o, cache,
-                        out, err);
+                        stop, out, err);
                 workers[i] = w;
                 threads[i] = new Thread(() -> w.run(barrier), "clockwork-bench-" + i);
             }

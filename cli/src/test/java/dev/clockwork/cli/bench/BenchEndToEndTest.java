@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.cli.RunMain;
+import dev.clockwork.cli.common.RunStop;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -234,7 +235,7 @@ class BenchEndToEndTest {
         // A value needing escapes survives the round trip.
         BenchResult odd = new BenchResult("lru_cache", 1, 1, 1, 1, 1, 0, 0, 0, -1, 0, List.of(),
                 java.util.Map.of("weird", "a\"b\\c,d:{e}"), new BenchResult.TableStats(-1, -1, -1, 4),
-                null);
+                null, true);
         assertEquals(odd, BenchResult.fromJson(odd.toJson()));
     }
 
@@ -427,7 +428,7 @@ class BenchEndToEndTest {
                 });
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = new BenchRun(o, seed, corrupting, new PrintWriter(out, true),
+        int code = new BenchRun(o, seed, corrupting, RunStop.manual(), new PrintWriter(out, true),
                 new PrintWriter(err, true)).execute();
         assertEquals(3, code, out + "\n" + err);
         long failures = copies.get() / 50;
