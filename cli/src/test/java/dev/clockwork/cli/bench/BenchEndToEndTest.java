@@ -439,6 +439,45 @@ class BenchEndToEndTest {
                 err.toString());
     }
 
+    /**
+     * Values smaller than the Auto table's default minimum average charge (450): the table is
+     * sized for them, so population fills the capacity (charge per entry: the value and its
+     * slot at the table's 0.6 load, about 64 + 107 bytes) instead of running out of slots at
+     * about 557 bytes of capacity per entry.
+     */
+    @Test
+    void autoTableHoldsWhatTheCapacityAllowsForSmallValues() {
+        Object[] r = RunMain.run("bench", "-cache_type=auto_hyper_clock_cache",
+                "-cache_size=4194304", "-value_bytes=64", "-threads=1", "-ops_per_thread=1000",
+                "-seed=1", "-jit_warmup_ops=0", "-pinned_ratio=0", "-histograms=0");
+        String out = (String) r[1];
+        assertEquals(0, r[0], "stdout:\n" + out + "\nstderr:\n" + r[2]);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                "Population complete \\((\\d+) entries, ([0-9.]+) average charge\\)").matcher(out);
+        assertTrue(m.find(), out);
+        double perEntry = Double.parseDouble(m.group(2));
+        assertTrue(perEntry < 200, "capacity per entry " + perEntry + ":\n" + out);
+        // -value_bytes_estimate=450 asks for cache_bench's sizing: the table runs out first
+        r = RunMain.run("bench", "-cache_type=auto_hyper_clock_cache", "-cache_size=4194304",
+                "-value_bytes=64", "-value_bytes_estimate=450", "-threads=1",
+                "-ops_per_thread=1000", "-seed=1", "-jit_warmup_ops=0", "-pinned_ratio=0",
+                "-histograms=0");
+        m = java.util.regex.Pattern.compile("Population complete \\(\\d+ entries, ([0-9.]+)"
+                + " average charge\\)").matcher((String) r[1]);
+        assertTrue(m.find(), (String) r[1]);
+        assertTrue(Double.parseDouble(m.group(1)) > 500, (String) r[1]);
+    }
+
+    @Test
+    void autoMinimumAverageChargeFollowsSmallValuesOnly() {
+        assertEquals(64, CacheFactory.autoMinAvgEntryCharge(
+                BenchFlagsTest.parse("-value_bytes=64").cacheSettings(1)));
+        assertEquals(0, CacheFactory.autoMinAvgEntryCharge(BenchFlagsTest.parse().cacheSettings(1)),
+                "8 KiB values: the default, 450");
+        assertEquals(128, CacheFactory.autoMinAvgEntryCharge(BenchFlagsTest.parse(
+                "-value_bytes=64", "-value_bytes_estimate=128").cacheSettings(1)), "as cache_bench");
+    }
+
     @Test
     void noVerificationLineWithoutTheFlag() {
         Object[] r = RunMain.run("bench", "-cache_size=1048576", "-threads=2",
