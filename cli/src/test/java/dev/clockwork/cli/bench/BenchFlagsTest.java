@@ -349,6 +349,18 @@ class BenchFlagsTest {
         }
     }
 
+    /** A first run on the defaults is long and large: the help says how long and how large. */
+    @Test
+    void helpSaysWhatARunOnTheDefaultsTakes() {
+        String flat = ((String) RunMain.run("bench", "--help")[1]).replaceAll("\\s+", " ");
+        assertTrue(flat.contains("16 threads doing 2,000,000 operations each (32 million in"
+                + " all): about 1 to 2 minutes on 2 cores, and about 1.2 GiB of resident memory"),
+                flat);
+        assertTrue(flat.contains("-threads and -ops_per_thread set the time, -cache_size the"
+                + " memory"), flat);
+        assertTrue(!flat.contains("-report_on_stdout"), "hidden: " + flat);
+    }
+
     /** The four flags follow their cache_bench neighbours in the help, with their defaults. */
     @Test
     void gatherStatsAndEarlyExitFlagsInTheHelp() {
