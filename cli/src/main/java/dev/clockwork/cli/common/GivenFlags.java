@@ -1,6 +1,9 @@
 package dev.clockwork.cli.common;
 
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -11,8 +14,9 @@ import picocli.CommandLine.ParseResult;
 /**
  * Rewords a refusal around the flags the user set. A check of several flags together is
  * phrased around one of them ("-pinned_ratio=0.25 of -cache_size=... pins too many handles"),
- * which may be one the user never typed: the refusal then starts with the flag the user did set
- * ("-value_bytes=1: ..."), and each flag it shows at its default value says so ("(default)").
+ * which may be one the user never typed: the refusal then starts with the flags the user did set
+ * ("-value_bytes=1 -threads=1: ..."), and each flag it shows at its default value says so
+ * ("(default)").
  */
 public final class GivenFlags {
     /** A flag in a message, with the value it shows if any: "-cache_size=1024", "-skew". */
@@ -26,29 +30,36 @@ public final class GivenFlags {
         this.parsed = parsed;
     }
 
-    /** The refusal {@code problem}, led by a flag the user set and with defaults marked. */
+    /**
+     * The refusal {@code problem} with defaults marked and, when its first flag is not one the
+     * user set, led by those it names that the user did set.
+     */
     public String blame(String problem) {
         Matcher m = FLAG.matcher(problem);
         StringBuilder marked = new StringBuilder();
         OptionSpec first = null;
-        OptionSpec firstGiven = null;
+        Set<OptionSpec> given = new LinkedHashSet<>();
         while (m.find()) {
             OptionSpec o = spec.findOption("-" + m.group(1));
             if (o == null) {
                 continue;
             }
-            boolean given = parsed.hasMatchedOption(o);
             first = first == null ? o : first;
-            firstGiven = firstGiven == null && given ? o : firstGiven;
-            String shown = m.group(2) == null ? null : m.group(2).substring(1);
-            String mark = !given && shown != null && isDefault(o, shown) ? " (default)" : "";
+            String mark = "";
+            if (parsed.hasMatchedOption(o)) {
+                given.add(o);
+            } else if (m.group(2) != null && isDefault(o, m.group(2).substring(1))) {
+                mark = " (default)";
+            }
             m.appendReplacement(marked, Matcher.quoteReplacement(m.group() + mark));
         }
         m.appendTail(marked);
-        if (first == null || firstGiven == null || first == firstGiven) {
+        if (given.isEmpty() || given.contains(first)) {
             return marked.toString();
         }
-        return as(firstGiven) + ": " + marked;
+        List<String> lead = new ArrayList<>();
+        given.forEach(o -> lead.add(as(o)));
+        return String.join(" ", lead) + ": " + marked;
     }
 
     /**

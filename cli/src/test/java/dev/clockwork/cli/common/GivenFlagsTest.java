@@ -21,7 +21,7 @@ class GivenFlagsTest {
 
     @Test
     void tinyValuesAreBlamedNotThePinnedRatioLeftAtItsDefault() {
-        assertEquals("clockwork bench: -value_bytes=1: -pinned_ratio=0.25 (default) of"
+        assertEquals("clockwork bench: -value_bytes=1 -threads=1: -pinned_ratio=0.25 (default) of"
                 + " -cache_size=1073741824 (default) in values of -value_bytes=1 over -threads=1"
                 + " pins 268435456 handles per thread, more than 134217728: raise -value_bytes or"
                 + " -threads, or lower -pinned_ratio or -cache_size",
@@ -45,6 +45,16 @@ class GivenFlagsTest {
                 refused("bench", "-num_shard_bits=99"));
         assertEquals("clockwork soak: -value_bytes_max=99 is less than -value_bytes_min=100",
                 refused("soak", "-value_bytes_min=100", "-value_bytes_max=99"));
+    }
+
+    /** Every flag the user set that the refusal names leads it, not only the first. */
+    @Test
+    void everyGivenFlagLeads() {
+        String p = refused("soak", "-cache_type=fixed_hyper_clock_cache", "-cache_size=1048576",
+                "-num_shard_bits=16");
+        assertTrue(p.startsWith("clockwork soak: -cache_size=1048576 -num_shard_bits=16: the mean"
+                + " value size (of -value_bytes_min to -value_bytes_max) 2948 is larger than each"
+                + " shard's share"), p);
     }
 
     /** Advice to pass another value of a default flag is not marked as its default. */
