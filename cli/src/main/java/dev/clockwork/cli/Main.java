@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 import dev.clockwork.cli.bench.BenchCommand;
+import dev.clockwork.cli.common.ExitCodes;
 import dev.clockwork.cli.simulate.SimulateCommand;
 import dev.clockwork.cli.soak.SoakCommand;
 import picocli.CommandLine;
@@ -14,15 +15,31 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.UnmatchedArgumentException;
 
 /** {@code clockwork}: command-line tools for Clockwork caches. */
 @Command(name = "clockwork",
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
+        usageHelpWidth = 100,
+        synopsisHeading = "Usage: ",
+        customSynopsis = {"clockwork <tool> [-flag=value ...]",
+            "       clockwork help [<tool>]"},
         description = "Command-line tools for Clockwork off-heap caches.",
+        optionListHeading = "%nOptions:%n",
+        commandListHeading = "%nTools:%n",
+        footer = {"",
+            "Through the ./clockwork launcher script also:",
+            "  jmh [JMH args]            the JMH benchmarks (cache-bench/target/benchmarks.jar),",
+            "                            e.g. jmh -h for JMH's own flags",
+            "  jmh-class <class> [args]  a main class of that jar on the same JDK,",
+            "                            e.g. jmh-class dev.clockwork.bench.MemoryPerEntry",
+            "",
+            "clockwork <tool> --help lists the tool's flags."},
         subcommands = {BenchCommand.class, SoakCommand.class, SimulateCommand.class})
 public final class Main implements Callable<Integer> {
+
+    /** Tools the ./clockwork launcher runs itself, without this jar. */
+    static final List<String> LAUNCHER_TOOLS = List.of("jmh", "jmh-class");
 
     @Spec
     CommandSpec spec;
@@ -31,7 +48,7 @@ public final class Main implements Callable<Integer> {
     @Override
     public Integer call() {
         spec.commandLine().usage(spec.commandLine().getErr());
-        return spec.exitCodeOnInvalidInput();
+        return ExitCodes.USAGE;
     }
 
     public static void main(String[] args) {
@@ -46,12 +63,21 @@ public final class Main implements Callable<Integer> {
     /** Runs the tool with the given streams; returns the exit code. */
     public static int run(String[] args, PrintWriter out, PrintWriter err) {
         CommandLine cl = newCommandLine(out, err);
+        if (args.length > 0 && args[0].equals("help")) {
+            return help(cl, Arrays.asList(args).subList(1, args.length));
+        }
+        String tool = Arrays.stream(args).filter(a -> !a.startsWith("-")).findFirst().orElse(null);
+        if (tool != null && !cl.getSubcommands().containsKey(tool)) {
+            // before picocli, which would let a later --help win over the unknown tool
+            err.println("clockwork: " + UsageErrors.unknownTool(tool));
+            return ExitCodes.USAGE;
+        }
         List<String> normalized;
         try {
             normalized = normalizeSubcommandArgs(cl, Arrays.asList(args));
         } catch (IllegalArgumentException e) {
             err.println(qualifiedSubcommandName(cl, args) + ": " + e.getMessage());
-            return cl.getCommandSpec().exitCodeOnInvalidInput();
+            return ExitCodes.USAGE;
         }
         return cl.execute(normalized.toArray(String[]::new));
     }
@@ -65,16 +91,35 @@ public final class Main implements Callable<Integer> {
         cl.setPosixClusteredShortOptionsAllowed(false);
         // gflags: a repeated flag is fine, the last one wins
         cl.setOverwrittenOptionsAllowed(true);
-        cl.setParameterExceptionHandler((ex, badArgs) -> {
-            CommandLine c = ex.getCommandLine();
-            PrintWriter e = c.getErr();
-            String name = c.getCommandSpec().qualifiedName();
-            e.println(name + ": " + ex.getMessage());
-            UnmatchedArgumentException.printSuggestions(ex, e);
-            e.println("Try '" + name + " --help' for the list of flags.");
-            return c.getCommandSpec().exitCodeOnInvalidInput();
-        });
+        cl.setParameterExceptionHandler(new UsageErrors());
         return cl;
+    }
+
+    /**
+     * {@code clockwork help [tool]}: the list of tools, or a tool's flags, on standard output.
+     */
+    private static int help(CommandLine cl, List<String> rest) {
+        if (rest.isEmpty()) {
+            cl.usage(cl.getOut());
+            return 0;
+        }
+        CommandLine tool = cl.getSubcommands().get(rest.get(0));
+        if (tool == null) {
+            cl.getErr().println("clockwork: " + UsageErrors.unknownTool(rest.get(0)));
+            return ExitCodes.USAGE;
+        }
+        tool.usage(cl.getOut());
+        return 0;
+    }
+
+    /** Every tool's name: this jar's, then the launcher's. */
+    static List<String> toolNames() {
+        List<String> names = new ArrayList<>();
+        for (Class<?> sub : Main.class.getAnnotation(Command.class).subcommands()) {
+            names.add(sub.getAnnotation(Command.class).name());
+        }
+        names.addAll(LAUNCHER_TOOLS);
+        return names;
     }
 
     /**

@@ -10,8 +10,11 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.cli.CacheFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import dev.clockwork.cli.GFlags;
 import dev.clockwork.cli.common.CFormat;
 import dev.clockwork.cli.common.FlagCommand;
+import dev.clockwork.cli.common.RunStop;
 import dev.clockwork.cli.keys.StressCacheKey;
 import dev.clockwork.cli.keys.StressCacheKeyOptions;
 
@@ -29,6 +32,14 @@ import dev.clockwork.cli.keys.StressCacheKeyOptions;
                     + " defaults, key and value generation, operation mix, pinning and report, so"
                     + " the two tools can be run side by side with the same command line.",
             "",
+            "What a run with the defaults takes: a JIT warm-up of 400,000 operations on a"
+                    + " 64 MiB cache, then the 1 GiB cache filled with 8 KiB values, then 16"
+                    + " threads doing 2,000,000 operations each (32 million in all): about 1 to 2"
+                    + " minutes on 2 cores, and about 1.2 GiB of resident memory (the cache and"
+                    + " the JVM). -threads and -ops_per_thread set the time, -cache_size the"
+                    + " memory; e.g. -threads=2 -ops_per_thread=200000 -cache_size=268435456 takes"
+                    + " seconds and about 350 MiB.",
+            "",
             "Flags are gflags-style: -flag=value or -flag value; --flag works too. Booleans:"
                     + " -flag, -noflag, -flag=true|false|1|0.",
             ""
@@ -42,6 +53,15 @@ public final class BenchCommand extends FlagCommand {
     @Mixin
     StressCacheKeyOptions stressCacheKey;
 
+    /**
+     * For -compare's child runs: with -json, the human report goes to standard output, before
+     * the JSON line, instead of to standard error, so that the parent can tell the report (its
+     * own standard output) from the progress lines (its standard error).
+     */
+    @Option(names = "-report_on_stdout", hidden = true, arity = "0..1", defaultValue = "false",
+            fallbackValue = "true", converter = GFlags.Bool.class)
+    boolean reportOnStdout;
+
     @Override
     public Integer call() {
         if (stressCacheKey.stressCacheKey) {
@@ -50,27 +70,48 @@ public final class BenchCommand extends FlagCommand {
         refuse(options.validate());
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        PrintWriter out = options.json ? err : stdout; // the human report
+        PrintWriter out = options.json && !reportOnStdout ? err : stdout; // the human report
 
         long seed = seedOrPid(options.seed);
         if (options.seed == 0) {
             out.printf("Using seed = %d%n", seed); // as cache_bench prints it
         }
-        List<BenchResult> results = new ArrayList<>();
-        if (options.compare == null || options.compare.isEmpty()) {
-            int rc = runOne(seed, out, err, results);
-            if (rc == 0 && options.json && !results.isEmpty()) {
-                stdout.println(results.get(0).toJson());
-                stdout.flush();
+        try (RunStop stop = RunStop.onSignal(spec.qualifiedName(), err)) {
+            if (options.compare == null || options.compare.isEmpty()) {
+                return single(seed, stop, stdout, out, err);
             }
-            return rc;
+            return compare(seed, stop, stdout, out, err);
         }
+    }
+
+    /** One run of -cache_type; with -json its line on standard output. */
+    private int single(long seed, RunStop stop, PrintWriter stdout, PrintWriter out,
+                       PrintWriter err) {
+        List<BenchResult> results = new ArrayList<>();
+        int rc = runOne(seed, stop, out, err, results);
+        if (rc == 0 && options.json && !results.isEmpty()) {
+            stdout.println(results.get(0).toJson());
+            stdout.flush();
+        }
+        return rc;
+    }
+
+    /**
+     * -compare: each type in a JVM of its own, then the table. A stop ends the running child
+     * (which reports what it did) and skips the types after it.
+     */
+    private int compare(long seed, RunStop stop, PrintWriter stdout, PrintWriter out,
+                        PrintWriter err) {
+        List<BenchResult> results = new ArrayList<>();
         for (String type : options.compare) {
+            if (stop.requested()) {
+                break;
+            }
             out.printf("%n=== -cache_type=%s (a JVM of its own) ===%n", type);
             out.flush();
             BenchResult result;
             try {
-                result = ForkedRun.run(childArgs(type, seed), out);
+                result = ForkedRun.run(childArgs(type, seed), stop, out, err);
             } catch (IOException | InterruptedException | IllegalStateException e) {
                 err.println(spec.qualifiedName() + ": the run of " + type + " failed: " + e);
                 return 1;
@@ -87,7 +128,8 @@ public final class BenchCommand extends FlagCommand {
 
     /**
      * This command's arguments for one type of a comparison: everything the user gave but
-     * -compare, -cache_type, -seed and -json, then that type, the resolved seed and -json.
+     * -compare, -cache_type, -seed and -json, then that type, the resolved seed, -json and
+     * -report_on_stdout.
      */
     private List<String> childArgs(String type, long seed) {
         List<String> args = new ArrayList<>();
@@ -98,7 +140,7 @@ public final class BenchCommand extends FlagCommand {
                 i++) {
             String arg = given.get(i);
             String name = arg.replaceFirst("^--?", "").replaceFirst("=.*", "");
-            if (Set.of("compare", "cache_type", "seed", "json").contains(name)) {
+            if (Set.of("compare", "cache_type", "seed", "json", "report_on_stdout").contains(name)) {
                 boolean valueFollows = !arg.contains("=") && !name.equals("json")
                         && i + 1 < given.size();
                 if (valueFollows) {
@@ -111,6 +153,7 @@ public final class BenchCommand extends FlagCommand {
         args.add("-cache_type=" + type);
         args.add("-seed=" + seed);
         args.add("-json");
+        args.add("-report_on_stdout");
         return args;
     }
 
@@ -142,13 +185,19 @@ public final class BenchCommand extends FlagCommand {
     }
 
     /** One run of -cache_type (after a JIT warm-up if asked); adds its figures to results. */
-    private int runOne(long seed, PrintWriter out, PrintWriter err, List<BenchResult> results) {
+    private int runOne(long seed, RunStop stop, PrintWriter out, PrintWriter err,
+                       List<BenchResult> results) {
         Cache cache;
         try {
             if (options.jitWarmupOps > 0) {
-                int rc = warmUp(seed, out, err);
+                int rc = warmUp(seed, stop, out, err);
                 if (rc != 0) {
                     return rc;
+                }
+                if (stop.requested()) {
+                    out.println("Stopped during the JIT warm-up: the timed run did not start.");
+                    out.flush();
+                    return 0;
                 }
             }
             cache = CacheFactory.create(options.cacheSettings(seed));
@@ -156,7 +205,7 @@ public final class BenchCommand extends FlagCommand {
             err.println(spec.qualifiedName() + ": cannot create the cache: " + e.getMessage());
             return 1;
         }
-        BenchRun bench = new BenchRun(options, seed, cache, out, err);
+        BenchRun bench = new BenchRun(options, seed, cache, stop, out, err);
         int rc = bench.execute();
         if (results != null && bench.result() != null) {
             results.add(bench.result());
@@ -168,13 +217,13 @@ public final class BenchCommand extends FlagCommand {
      * Runs the same workload on a throwaway cache so that the timed run measures JIT-compiled
      * code. The warm-up cache is closed (its memory returned) before the measured one is made.
      */
-    private int warmUp(long seed, PrintWriter out, PrintWriter err) {
+    private int warmUp(long seed, RunStop stop, PrintWriter out, PrintWriter err) {
         BenchOptions w = options.forWarmup();
         long start = System.nanoTime();
         PrintWriter quiet = new PrintWriter(java.io.Writer.nullWriter());
         long warmupSeed = seed ^ 0x5BD1_E995L;
         int rc = new BenchRun(w, warmupSeed, CacheFactory.create(w.cacheSettings(warmupSeed)),
-                quiet, err).execute();
+                stop, quiet, err).asWarmup().execute();
         out.printf("JIT warm-up: %d ops on a separate %s cache, %.1f s%n",
                 w.opsPerThread * w.threads, CFormat.bytesToHuman(w.cacheSize),
                 (System.nanoTime() - start) / 1e9);

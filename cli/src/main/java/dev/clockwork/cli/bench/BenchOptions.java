@@ -75,7 +75,11 @@ public final class BenchOptions {
     @Option(names = "-value_bytes_estimate", paramLabel = "<uint32>", order = 9,
             defaultValue = "0", converter = GFlags.UInt32.class,
             description = "If > 0: the estimated entry charge (fixed HyperClock) or minimum average"
-                    + " charge (auto HyperClock) instead of value_bytes. Default: ${DEFAULT-VALUE}.")
+                    + " charge (auto HyperClock). If 0: the fixed table is sized for"
+                    + " -value_bytes; the auto table for -value_bytes when it is under 450, else"
+                    + " for its default, 450 (cache_bench keeps 450 for small values too, so that"
+                    + " its auto table runs out of slots before the capacity is used; pass"
+                    + " -value_bytes_estimate=450 to size it so). Default: ${DEFAULT-VALUE}.")
     long valueBytesEstimate;
 
     @Option(names = "-compressible_to_ratio", paramLabel = "<double>", order = 10,
@@ -490,9 +494,9 @@ public final class BenchOptions {
                 (int) threads);
         if (perThread > MAX_PINNED_PER_THREAD) {
             return "-pinned_ratio=" + pinnedRatio + " of -cache_size=" + cacheSize + " in values"
-                    + " of -value_bytes=" + valueBytes + " pins " + perThread
-                    + " handles per thread, more than " + MAX_PINNED_PER_THREAD
-                    + ": lower -pinned_ratio or -cache_size";
+                    + " of -value_bytes=" + valueBytes + " over -threads=" + threads + " pins "
+                    + perThread + " handles per thread, more than " + MAX_PINNED_PER_THREAD
+                    + ": raise -value_bytes or -threads, or lower -pinned_ratio or -cache_size";
         }
         return null;
     }

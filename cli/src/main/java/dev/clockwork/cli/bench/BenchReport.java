@@ -25,7 +25,10 @@ import dev.clockwork.offheap.TableReport;
 /**
  * What {@code clockwork bench} prints: cache_bench's header and report, in its words and
  * order, then the Clockwork additions; and the run's {@link BenchResult} for {@code -json} and
- * {@code -compare}. Diagnostics go to the error stream, as cache_bench's do.
+ * {@code -compare}. Everything goes to the report's stream, the table diagnostics too (cache_bench
+ * logs those to standard error; here they belong to the report, so that a run alone and the runs
+ * of {@code -compare} print them alike); the error stream gets only the verification failure
+ * count.
  */
 final class BenchReport {
     private final BenchOptions o;
@@ -60,8 +63,13 @@ final class BenchReport {
      */
     int report(BenchWorker[] workers, long elapsedNanos, long populateVerifyFailures) {
         BenchTotals t = BenchTotals.of(workers, populateVerifyFailures);
-        double totalOps = 1.0 * workers.length * o.opsPerThread;
+        double totalOps = t.ops();
+        boolean partial = t.ops() < workers.length * o.opsPerThread;
         double elapsedSecs = elapsedNanos * 1e-9;
+        if (partial) {
+            out.printf("Partial run: stopped early after %d of %d ops; the figures below cover"
+                    + " those.%n", t.ops(), workers.length * o.opsPerThread);
+        }
         out.printf(Locale.ROOT, "Complete in %.3f s; Rough parallel ops/sec = %d%n", elapsedSecs,
                 (long) (totalOps / elapsedSecs));
         if (t.unlucky()) {
@@ -96,7 +104,8 @@ final class BenchReport {
                 elapsedSecs, (long) (totalOps / elapsedSecs), (long) (totalOps / t.threadSecs()),
                 t.lookups() == 0 ? 0.0 : 1.0 * t.hits() / t.lookups(), entriesAtEnd, nativeAtEnd,
                 -1, -1, opLatency, flags(), table,
-                gatherer == null ? null : OpLatency.of(BenchResult.GATHER_STATS, gatherer.micros)));
+                gatherer == null ? null : OpLatency.of(BenchResult.GATHER_STATS, gatherer.micros),
+                partial));
         if (t.verifyFailures() > 0) {
             err.printf("clockwork bench: %d values failed verification (wrong key, size or"
                     + " checksum)%n", t.verifyFailures());
@@ -170,46 +179,41 @@ final class BenchReport {
         return new BenchResult(r.cacheType(), r.threads(), r.opsPerThread(), r.elapsedSecs(),
                 r.parallelOpsPerSec(), r.threadOpsPerSec(), r.hitRatio(), r.entries(),
                 r.nativeBytes(), rss.orElse(-1), heapUsed, r.latency(), r.flags(), r.table(),
-                r.gatherStats());
+                r.gatherStats(), r.partial());
     }
 
-    /**
-     * cache_bench's {@code ReportProblems} at debug level: a blank line on stdout, then the
-     * table diagnostics on stderr.
-     */
+    /** cache_bench's {@code ReportProblems} at debug level: a blank line, then the diagnostics. */
     private void reportProblems(HyperClockCache hcc) {
         out.println();
-        out.flush();
         TableReport table = hcc.tableReport();
-        err.println("Slot occupancy stats: " + table.occupancySummary());
-        err.println("Eviction effort exceeded: " + table.evictionEffortExceeded());
+        out.println("Slot occupancy stats: " + table.occupancySummary());
+        out.println("Eviction effort exceeded: " + table.evictionEffortExceeded());
         if (hcc instanceof FixedHyperClockCache fixed) {
             String advice = fixed.entryChargeRecommendation();
             if (advice != null) {
-                err.println(advice);
+                out.println(advice);
             }
         }
         if (hcc instanceof AutoHyperClockCache auto) {
-            err.println(auto.chainReport().summary());
-            err.printf("Table reservation: %s MiB (resident only as used)%n",
+            out.println(auto.chainReport().summary());
+            out.printf("Table reservation: %s MiB (resident only as used)%n",
                     ProcessStats.mib(auto.reservedBytes()));
         }
-        err.flush();
+        out.flush();
     }
 
-    /** LRU diagnostics on stderr: usage by pool, and what the index and records take. */
+    /** LRU diagnostics: usage by pool, and what the index and records take. */
     private void reportPools(LruCache lru) {
         out.println();
-        out.flush();
         LruCache.PoolUsage pools = lru.poolUsage();
-        err.printf("Pool usage: high %s MiB, low %s MiB, bottom %s MiB, pinned %s MiB%n",
+        out.printf("Pool usage: high %s MiB, low %s MiB, bottom %s MiB, pinned %s MiB%n",
                 ProcessStats.mib(pools.high()), ProcessStats.mib(pools.low()),
                 ProcessStats.mib(pools.bottom()), ProcessStats.mib(pools.pinned()));
         long entries = lru.entryCount();
         long meta = lru.metadataBytes();
-        err.printf("Entries: %d, index and records: %s MiB (%.1f bytes per entry)%n", entries,
+        out.printf("Entries: %d, index and records: %s MiB (%.1f bytes per entry)%n", entries,
                 ProcessStats.mib(meta), entries == 0 ? 0.0 : (double) meta / entries);
-        err.flush();
+        out.flush();
     }
 
     /** cache_bench's header: the settings of the run, between two lines of dashes. */

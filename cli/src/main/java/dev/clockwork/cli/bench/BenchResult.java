@@ -30,12 +30,14 @@ import dev.clockwork.cli.common.Json;
  * @param table the table figures of the report, or null when read from a line that had none
  * @param gatherStats the {@code -gather_stats} walks' durations in microseconds (its op name is
  *     {@link #GATHER_STATS}), or null without {@code -gather_stats}
+ * @param partial the run was stopped early (SIGTERM, Ctrl-C): the figures cover the operations
+ *     done, fewer than threads x ops_per_thread
  */
 record BenchResult(String cacheType, long threads, long opsPerThread, double elapsedSecs,
                    long parallelOpsPerSec, long threadOpsPerSec, double hitRatio, long entries,
                    long nativeBytes, long maxRssBytes, long heapUsedBytes,
                    List<OpLatency> latency, Map<String, String> flags, TableStats table,
-                   OpLatency gatherStats) {
+                   OpLatency gatherStats, boolean partial) {
 
     /** The JSON key, and {@link OpLatency#op()}, of {@link #gatherStats}. */
     static final String GATHER_STATS = "gather_stats_us";
@@ -51,7 +53,7 @@ record BenchResult(String cacheType, long threads, long opsPerThread, double ela
                 List<OpLatency> latency) {
         this(cacheType, threads, opsPerThread, elapsedSecs, parallelOpsPerSec, threadOpsPerSec,
                 hitRatio, entries, nativeBytes, maxRssBytes, heapUsedBytes, latency, Map.of(),
-                null, null);
+                null, null, false);
     }
 
     /**
@@ -96,7 +98,7 @@ record BenchResult(String cacheType, long threads, long opsPerThread, double ela
     /**
      * One line of JSON; {@link #fromJson} reads it back. The fields of the first version come
      * first and unchanged; {@code flags} (numbers and booleans as JSON numbers and booleans),
-     * {@code table} and {@code gather_stats_us} follow.
+     * {@code table}, {@code gather_stats_us} and {@code partial} follow.
      */
     String toJson() {
         ObjectNode node = Json.object()
@@ -124,14 +126,15 @@ record BenchResult(String cacheType, long threads, long opsPerThread, double ela
         if (gatherStats != null) {
             node.set(GATHER_STATS, gatherStats.toJson());
         }
+        node.put("partial", partial);
         return Json.line(node);
     }
 
     /**
      * Reads what {@link #toJson} wrote: the first version's fields are required; the later ones
-     * ({@code flags}, {@code table}, {@code gather_stats_us}) are read when present, and other
-     * fields are ignored, so that lines of older and newer versions both read. Flag values read
-     * as their text, whether the line has them as strings or as numbers.
+     * ({@code flags}, {@code table}, {@code gather_stats_us}, {@code partial}) are read when
+     * present, and other fields are ignored, so that lines of older and newer versions both
+     * read. Flag values read as their text, whether the line has them as strings or as numbers.
      *
      * @throws IllegalArgumentException if the line is not JSON or lacks a required field
      */
@@ -154,7 +157,8 @@ record BenchResult(String cacheType, long threads, long opsPerThread, double ela
                 required(node, "heap_used_bytes").asLong(), List.copyOf(latency), flags,
                 table == null || !table.isObject() ? null : TableStats.fromJson(table),
                 gather == null || !gather.isObject() ? null
-                        : OpLatency.fromJson(GATHER_STATS, gather));
+                        : OpLatency.fromJson(GATHER_STATS, gather),
+                node.path("partial").asBoolean(false));
     }
 
     private static JsonNode required(JsonNode node, String key) {

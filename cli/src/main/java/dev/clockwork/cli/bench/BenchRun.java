@@ -12,6 +12,7 @@ import dev.clockwork.cache.Priority;
 import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.cli.common.CFormat;
 import dev.clockwork.cli.common.ExitCodes;
+import dev.clockwork.cli.common.RunStop;
 import dev.clockwork.cli.common.Threads;
 import dev.clockwork.cli.workload.KeyGen;
 import dev.clockwork.cli.workload.PinnedFifo;
@@ -72,6 +73,11 @@ import dev.clockwork.cli.workload.ValueStamp;
  * cache open, so that an external memory profiler sees the memory in use at the end of the run.
  * Nothing is printed after the header and the progress lines printed so far: no report, no
  * {@code -json} line (hence {@code -compare} refuses it).
+ *
+ * <h2>Stopping early</h2>
+ * When the {@link RunStop} is requested (SIGTERM, Ctrl-C), population ends where it is, and each
+ * worker at its next multiple of 4096 operations; the report then covers the operations done,
+ * and says it is partial. Stopped during population, the run prints so and no report.
  */
 final class BenchRun {
     private static final int POPULATE_PATIENCE = 100;
@@ -81,6 +87,7 @@ final class BenchRun {
     private final BenchOptions o;
     private final long seed;
     private final Cache cache;
+    private final RunStop stop;
     private final PrintWriter out;
     private final PrintWriter err;
     private final long maxKey;
@@ -91,20 +98,32 @@ final class BenchRun {
 
     private long startNanos; // written by the barrier action, read after joining the threads
     private BenchResult result;
+    /** What the progress lines start with: the warm-up's say they are not the measured run. */
+    private String progressLabel = "progress";
 
     /**
      * @param seed the effective uint32 seed (never 0)
+     * @param stop when requested, population and the workers stop where they are, and the
+     *     report covers what they did
      */
-    BenchRun(BenchOptions options, long seed, Cache cache, PrintWriter out, PrintWriter err) {
+    BenchRun(BenchOptions options, long seed, Cache cache, RunStop stop, PrintWriter out,
+             PrintWriter err) {
         this.o = options;
         this.seed = seed;
         this.cache = cache;
+        this.stop = stop;
         this.out = out;
         this.err = err;
         this.maxKey = options.maxKey();
         this.valueBytes = (int) options.valueBytes;
         this.hashSeed = CacheFactory.hashSeedFor(seed);
         this.verify = options.verifyValues;
+    }
+
+    /** Marks this run as the JIT warm-up in its progress lines ("warm-up: 40% ..."). */
+    BenchRun asWarmup() {
+        progressLabel = "warm-up";
+        return this;
     }
 
     /** The run's headline figures, once {@link #execute} has reported them; else null. */
@@ -120,6 +139,11 @@ final class BenchRun {
                 if (rc != 0) {
                     return rc;
                 }
+            }
+            if (stop.requested()) {
+                out.println("Stopped during population: the timed run did not start.");
+                out.flush();
+                return 0;
             }
             return run();
         } finally {
@@ -143,7 +167,7 @@ final class BenchRun {
         try (ValueGen values = new ValueGen(valueBytes, o.compressibleToRatio, verify)) {
             MemorySegment scratch = values.scratch();
             while (insertsSinceMaxOccupancyIncrease < POPULATE_PATIENCE
-                    && keysSinceLastNotFound < POPULATE_PATIENCE) {
+                    && keysSinceLastNotFound < POPULATE_PATIENCE && !stop.requested()) {
                 gen.encode(KeyGen.randomKey(rnd, maxKey, o.skew));
                 long k0 = gen.key0();
                 long k1 = gen.key1();
@@ -228,7 +252,7 @@ final class BenchRun {
             for (int i = 0; i < n; i++) {
                 BenchWorker w = new BenchWorker(i,
                         (int) PinnedFifo.pinCountForThread(totalPinCount, i, n), seed, o, cache,
-                        out, err);
+                        stop, out, err);
                 workers[i] = w;
                 threads[i] = new Thread(() -> w.run(barrier), "clockwork-bench-" + i);
             }
@@ -307,8 +331,8 @@ final class BenchRun {
                     for (BenchWorker w : workers) {
                         done += w.done;
                     }
-                    err.printf(Locale.ROOT, "progress: %d%% (%d of %d ops), %d ops/sec over the"
-                                    + " last %.1f s%n", percent(done, total),
+                    err.printf(Locale.ROOT, "%s: %d%% (%d of %d ops), %d ops/sec over the"
+                                    + " last %.1f s%n", progressLabel, percent(done, total),
                             done, total, (long) ((done - lastDone) / ((now - lastNanos) * 1e-9)),
                             (now - lastNanos) * 1e-9);
                     err.flush();

@@ -8,6 +8,7 @@ import java.util.concurrent.locks.LockSupport;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cli.CacheFactory;
+import dev.clockwork.cli.common.RunStop;
 import dev.clockwork.cli.workload.KeyGen;
 import dev.clockwork.cli.workload.LatencyStats;
 import dev.clockwork.cli.workload.PinnedFifo;
@@ -41,11 +42,15 @@ final class BenchWorker {
     long result;
     long durationNanos;
     Throwable failure;
-    /** Ops done so far, published every {@link #PROGRESS_STEP} ops for the progress line. */
+    /**
+     * Ops done so far: published every {@link #PROGRESS_STEP} ops for the progress line, exact
+     * once the thread is done (less than ops_per_thread when it was stopped).
+     */
     volatile long done;
 
     private final BenchOptions o;
     private final Cache cache;
+    private final RunStop stop;
     private final PrintWriter out;
     private final PrintWriter err;
     private final int pinCount;
@@ -58,8 +63,8 @@ final class BenchWorker {
     private final long charge;
     private long stepsToNextCapacityChange;
 
-    BenchWorker(int tid, int pinCount, long seed, BenchOptions o, Cache cache, PrintWriter out,
-                PrintWriter err) {
+    BenchWorker(int tid, int pinCount, long seed, BenchOptions o, Cache cache, RunStop stop,
+                PrintWriter out, PrintWriter err) {
         this.tid = tid;
         this.pinCount = pinCount;
         this.rnd = new Random64((seed + 1 + tid) & 0xFFFF_FFFFL); // uint32 arithmetic
@@ -68,6 +73,7 @@ final class BenchWorker {
         this.pinned = new PinnedFifo(pinCount, o.verifyValues);
         this.o = o;
         this.cache = cache;
+        this.stop = stop;
         this.out = out;
         this.err = err;
         this.gen = o.fileKeys != 0
@@ -101,7 +107,15 @@ final class BenchWorker {
         final long ops = o.opsPerThread;
         final boolean varyCapacity = o.varyCapacityRatio > 0.0 && tid == 0;
         final long startTime = System.nanoTime();
-        for (long i = 0; i < ops; i++) {
+        long i = 0;
+        for (; i < ops; i++) {
+            if ((i & (PROGRESS_STEP - 1)) == 0) {
+                // a volatile write and read every PROGRESS_STEP ops: progress, and the stop
+                done = i;
+                if (stop.requested()) {
+                    break;
+                }
+            }
             gen.encode(KeyGen.randomKey(rnd, maxKey, o.skew));
             final long k0 = gen.key0();
             final long k1 = gen.key1();
@@ -123,12 +137,9 @@ final class BenchWorker {
             while (pinned.size() > pinCount) {
                 releaseOldest();
             }
-            if ((i & (PROGRESS_STEP - 1)) == 0) {
-                done = i; // a volatile write every PROGRESS_STEP ops, for the progress line
-            }
         }
-        done = ops;
-        if (o.earlyExit) {
+        done = i;
+        if (o.earlyExit && i == ops) {
             exitEarly();
         }
         pinnedAtEnd = pinned.size();

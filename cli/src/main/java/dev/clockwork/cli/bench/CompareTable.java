@@ -25,10 +25,14 @@ final class CompareTable {
                 "Rough parallel ops/sec", "ratio", "Thread ops/sec", "Hit ratio", "Entries",
                 "Native MiB");
         for (BenchResult r : results) {
-            out.printf(Locale.ROOT, "%-24s %22d %7.2fx %15d %10.4f %10d %11s%n", r.cacheType(),
+            String type = r.cacheType() + (r.partial() ? " (partial)" : "");
+            out.printf(Locale.ROOT, "%-24s %22d %7.2fx %15d %10.4f %10d %11s%n", type,
                     r.parallelOpsPerSec(), base == 0 ? 0.0 : (double) r.parallelOpsPerSec() / base,
                     r.threadOpsPerSec(), r.hitRatio(), r.entries(),
                     ProcessStats.mib(r.nativeBytes()));
+        }
+        if (results.stream().anyMatch(BenchResult::partial)) {
+            out.println("(partial: stopped early; its figures cover the operations it did)");
         }
         out.flush();
     }

@@ -1,6 +1,8 @@
 package dev.clockwork.cli.common;
 
 import java.util.concurrent.Callable;
+
+import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -18,10 +20,15 @@ public abstract class FlagCommand implements Callable<Integer> {
             description = "Print this list of flags and exit.")
     private boolean help;
 
-    /** Fails the command with the usage error {@code problem}, if there is one. */
+    /**
+     * Fails the command with the usage error {@code problem}, if there is one, reworded to lead
+     * with a flag the user set ({@link GivenFlags}).
+     */
     protected void refuse(String problem) {
         if (problem != null) {
-            throw new ParameterException(spec.commandLine(), problem);
+            CommandLine cl = spec.commandLine();
+            throw new ParameterException(cl,
+                    new GivenFlags(spec, cl.getParseResult()).blame(problem));
         }
     }
 

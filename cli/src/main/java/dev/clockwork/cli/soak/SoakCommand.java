@@ -8,6 +8,7 @@ import dev.clockwork.offheap.NativeMemory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import dev.clockwork.cli.common.FlagCommand;
+import dev.clockwork.cli.common.RunStop;
 
 /** {@code clockwork soak}: a long, checksum-verified, mixed workload with leak accounting. */
 @Command(name = "soak",
@@ -65,7 +66,9 @@ public final class SoakCommand extends FlagCommand {
             err.println(spec.qualifiedName() + ": cannot create the cache: " + e.getMessage());
             return SoakRun.EXIT_ERROR;
         }
-        return new SoakRun(options, seed, cache, nativeBefore, reservedBefore, out, err)
-                .execute();
+        try (RunStop stop = RunStop.onSignal(spec.qualifiedName(), err)) {
+            return new SoakRun(options, seed, cache, nativeBefore, reservedBefore, stop, out, err)
+                    .execute();
+        }
     }
 }

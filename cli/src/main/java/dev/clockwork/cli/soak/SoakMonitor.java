@@ -3,6 +3,7 @@ package dev.clockwork.cli.soak;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.clockwork.cache.Cache;
+import dev.clockwork.cli.common.RunStop;
 import dev.clockwork.cli.workload.ProcessStats;
 import dev.clockwork.cli.workload.Random64;
 import dev.clockwork.offheap.NativeMemory;
@@ -20,6 +21,7 @@ final class SoakMonitor {
     private final SoakOptions o;
     private final Cache cache;
     private final SoakWorker[] workers;
+    private final RunStop early;
     private final SoakReport report;
     private final Random64 wobble;
 
@@ -38,10 +40,11 @@ final class SoakMonitor {
     private SoakSample previous;
 
     SoakMonitor(SoakOptions options, long seed, Cache cache, SoakWorker[] workers,
-                SoakReport report) {
+                RunStop early, SoakReport report) {
         this.o = options;
         this.cache = cache;
         this.workers = workers;
+        this.early = early;
         this.report = report;
         this.wobble = new Random64(seed ^ 0x5EED_CAFEL);
         this.warmupNanos = options.effectiveWarmupNanos();
@@ -60,7 +63,7 @@ final class SoakMonitor {
         maxNativeAfterWarmup = Math.max(maxNativeAfterWarmup, s.nativeBytes);
     }
 
-    /** Runs until {@code -duration} is up or a worker has failed. */
+    /** Runs until {@code -duration} is up, a worker has failed or a stop is requested. */
     void run() {
         long end = startNanos + o.durationNanos;
         long tick = Math.min(SAMPLE_NANOS, o.reportIntervalNanos);
@@ -90,7 +93,7 @@ final class SoakMonitor {
             SoakSample s = sample(now - startNanos);
             observe(s);
             requestGcIfHeapGrew(s);
-            boolean last = now >= end || anyWorkerFailed();
+            boolean last = now >= end || anyWorkerFailed() || early.requested();
             if (now >= nextReport || last && s.nanos > previous.nanos) {
                 report.line(s, previous);
                 previous = s;

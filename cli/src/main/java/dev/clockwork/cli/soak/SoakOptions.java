@@ -271,25 +271,25 @@ public final class SoakOptions {
         maxValueBytes = valueBytes != null ? valueBytes
                 : valueBytesMax != null ? valueBytesMax : Math.max(minValueBytes,
                         DEFAULT_VALUE_BYTES_MAX);
-        String sizeFlag = valueBytes != null ? "-value_bytes" : "-value_bytes_min";
+        String minFlag = minFlag();
         if (minValueBytes < MIN_VALUE_BYTES) {
-            return sizeFlag + "=" + minValueBytes + " is less than " + MIN_VALUE_BYTES
-                    + " (every value carries a 16-byte key stamp and an 8-byte checksum)";
+            return minFlag + " is less than " + MIN_VALUE_BYTES + ", the smallest value that"
+                    + " carries its key stamp and checksum";
         }
-        String maxFlag = valueBytes != null ? "-value_bytes" : "-value_bytes_max";
+        String maxFlag = maxFlag();
         if (maxValueBytes > MAX_VALUE_BYTES) {
-            return maxFlag + "=" + maxValueBytes + " is more than " + MAX_VALUE_BYTES;
+            return maxFlag + " is more than " + MAX_VALUE_BYTES;
         }
         if (maxValueBytes < minValueBytes) {
-            return "-value_bytes_max=" + maxValueBytes + " is less than -value_bytes_min="
-                    + minValueBytes;
+            return maxFlag + " is less than " + minFlag;
         }
         if (!(varyCapacityRatio >= 0 && varyCapacityRatio < 1)) {
             return "-vary_capacity_ratio must be in [0, 1), was " + varyCapacityRatio;
         }
         if (maxValueBytes > minCapacity()) {
-            return maxFlag + "=" + maxValueBytes + " must not exceed the smallest capacity "
-                    + minCapacity() + " (-cache_size * (1 - -vary_capacity_ratio))";
+            return maxFlag + " must not exceed the smallest capacity, " + minCapacity()
+                    + ": -cache_size=" + cacheSize + " less -vary_capacity_ratio="
+                    + varyCapacityRatio + " of it";
         }
         if (varyCapacityRatio > 0 && varyCapacityIntervalNanos <= 0) {
             return "-vary_capacity_interval must be > 0";
@@ -331,9 +331,10 @@ public final class SoakOptions {
                 (int) threads);
         if (perThread > MAX_PINNED_PER_THREAD) {
             return "-pinned_ratio=" + pinnedRatio + " of -cache_size=" + cacheSize
-                    + " in values of the mean size pins " + perThread
-                    + " handles per thread, more than " + MAX_PINNED_PER_THREAD
-                    + ": lower -pinned_ratio or -cache_size";
+                    + " in values of the mean size (of " + sizeFlags() + ") over -threads="
+                    + threads + " pins " + perThread + " handles per thread, more than "
+                    + MAX_PINNED_PER_THREAD + ": raise the value sizes or -threads, or lower"
+                    + " -pinned_ratio or -cache_size";
         }
         String problem = SizeChecks.shardBits(numShardBits);
         if (problem == null) {
@@ -354,6 +355,26 @@ public final class SoakOptions {
     long populateBytes() {
         double mean = SoakValues.meanSize(minValueBytes, maxValueBytes);
         return (long) Math.min(SoakRun.POPULATE_FILL * initialCapacity(), maxKey(mean) * mean);
+    }
+
+    /** The flags that set the value sizes, for a refusal: -value_bytes, or the min and max. */
+    private String sizeFlags() {
+        return valueBytes != null ? minFlag() : minFlag() + " to " + maxFlag();
+    }
+
+    /**
+     * The smallest value size as a refusal names it: by the flag that set it, marked when it is
+     * the default (these flags have no picocli default, so {@link dev.clockwork.cli.common.GivenFlags} cannot tell).
+     */
+    private String minFlag() {
+        return valueBytes != null ? "-value_bytes=" + valueBytes
+                : "-value_bytes_min=" + minValueBytes + (valueBytesMin == null ? " (default)" : "");
+    }
+
+    /** The largest value size as a refusal names it (see {@link #minFlag}). */
+    private String maxFlag() {
+        return valueBytes != null ? "-value_bytes=" + valueBytes
+                : "-value_bytes_max=" + maxValueBytes + (valueBytesMax == null ? " (default)" : "");
     }
 
     /** The flag of each cache builder argument, for its refusals ({@link CacheFactory#check}). */

@@ -7,9 +7,10 @@ package dev.clockwork.cli.soak;
  * @param counts every worker's counters summed ({@link SoakCounters})
  * @param failure the first worker's failure, or null
  * @param last the final sample, taken after every worker released its handles
+ * @param partial a signal stopped the run before -duration was up
  */
 record SoakOutcome(long[] counts, Throwable failure, SoakMonitor monitor, SoakSample last,
-                   LeakCheck leaks, RssCheck rss) {
+                   LeakCheck leaks, RssCheck rss, boolean partial) {
 
     long checkFailures() {
         return SoakCounters.failures(counts);

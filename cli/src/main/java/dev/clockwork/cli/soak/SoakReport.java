@@ -157,7 +157,8 @@ final class SoakReport {
     private ObjectNode summaryJson(SoakOutcome r) {
         long[] t = r.counts();
         SoakMonitor m = r.monitor();
-        ObjectNode j = Json.object().put("type", "summary").put("cache_type", o.cacheType);
+        ObjectNode j = Json.object().put("type", "summary").put("cache_type", o.cacheType)
+                .put("partial", r.partial());
         Json.putRounded(j, "elapsed_s", r.seconds())
                 .put("total_ops", t[OPS])
                 .put("ops_per_s", Math.round(t[OPS] / r.seconds()))
@@ -201,7 +202,9 @@ final class SoakReport {
         long[] t = r.counts();
         SoakMonitor m = r.monitor();
         out.println();
-        out.println("Summary");
+        out.println(r.partial() ? String.format(Locale.ROOT, "Summary (partial: stopped early"
+                + " after %.1f s of %s)", r.seconds(), SoakOptions.formatDuration(o.durationNanos))
+                : "Summary");
         out.printf(Locale.ROOT, "  Total ops             : %d in %.1f s (%d ops/s)%n", t[OPS],
                 r.seconds(), Math.round(t[OPS] / r.seconds()));
         out.printf("  Lookups               : %d, hit ratio %s%n", t[LOOKUPS],
@@ -241,6 +244,9 @@ final class SoakReport {
                             + " MiB) = %s MiB)%n", rss.flat() ? "PASS" : "FAIL",
                     mib(rss.maxAfterWarmup()), mib(warm), CFormat.g(o.rssTolerancePct),
                     o.rssToleranceMib, mib(warm + rss.allowance()));
+        } else if (m.atWarmupEnd == null) {
+            out.println("  RSS flat              : not judged (the run ended before the warm-up"
+                    + " did)");
         } else {
             out.println("  RSS flat              : not judged (no VmRSS in /proc/self/status)");
         }

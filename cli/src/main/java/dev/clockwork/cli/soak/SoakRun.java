@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cli.common.ExitCodes;
+import dev.clockwork.cli.common.RunStop;
 import dev.clockwork.cli.common.Threads;
 import dev.clockwork.cli.workload.PinnedFifo;
 import dev.clockwork.offheap.NativeMemory;
@@ -33,6 +34,8 @@ import dev.clockwork.offheap.NativeMemory;
  *     the native bytes (and reserved address space) must be back to what they were before the
  *     cache was made.</li>
  * </ol>
+ * A signal (SIGTERM, Ctrl-C; {@link RunStop}) ends population or the run where it is; the
+ * checks and the summary follow as at the end of {@code -duration}, marked partial.
  *
  * <h2>One operation of a worker</h2>
  * A key as in {@code bench} ({@link KeyGen}, skewed); one random number picks the operation and
@@ -77,7 +80,10 @@ final class SoakRun {
     private final long maxKey;
     /** Measured on the new, empty cache: see {@link LeakCheck#emptyUsagePerSlot}. */
     private final long emptyUsagePerSlot;
+    /** Set when the workers are to stop: at the end of the run, a failure, or a signal. */
     private final AtomicBoolean stop = new AtomicBoolean();
+    /** Requested by a signal: the run ends early and its summary says so. */
+    private final RunStop early;
     /** Counted down by each worker when it has done its share of the population. */
     private final CountDownLatch populated;
     /** Opened by the main thread to start the timed phase. */
@@ -89,8 +95,10 @@ final class SoakRun {
      * @param reservedBaseline {@link NativeMemory#reservedBytes()} before the cache was made
      */
     SoakRun(SoakOptions options, long seed, Cache cache, long nativeBaseline,
-            long reservedBaseline, PrintWriter out, PrintWriter err) {
+            long reservedBaseline, RunStop early, PrintWriter out, PrintWriter err) {
         this.o = options;
+        this.early = early;
+        early.whenRequested(() -> stop.set(true));
         this.seed = seed;
         this.cache = cache;
         this.err = err;
@@ -136,7 +144,7 @@ final class SoakRun {
             return EXIT_ERROR;
         }
         awaitPopulation(workers);
-        SoakMonitor monitor = new SoakMonitor(o, seed, cache, workers, report); // the clock starts
+        SoakMonitor monitor = new SoakMonitor(o, seed, cache, workers, early, report); // clock
         go.countDown();
         monitor.run();
         stop.set(true);
@@ -220,7 +228,7 @@ final class SoakRun {
         LeakCheck leaks = LeakCheck.run(cache, maxKey, emptyUsagePerSlot, nativeBaseline,
                 reservedBaseline);
         SoakOutcome outcome = new SoakOutcome(totals, failure, monitor, last, leaks,
-                RssCheck.of(monitor, o));
+                RssCheck.of(monitor, o), early.requested());
         report.summary(outcome);
         return outcome.exitCode();
     }

@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.cli.RunMain;
+import dev.clockwork.cli.common.RunStop;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -41,10 +42,11 @@ class BenchEndToEndTest {
         assertTrue(out.contains("Percentiles: P50: "), out);
         assertTrue(out.contains("Max RSS: "), out);
         assertTrue(out.contains("Native memory after close: 0 bytes"), out);
-        String err = (String) r[2];
-        assertTrue(err.matches("(?s).*Slot occupancy stats: Overall \\d+% \\(\\d+/\\d+\\),"
-                + " Min/Max/Window = \\d+%/\\d+%/\\d+, MaxRun\\{Pos/Neg\\} = \\d+/\\d+\n.*"), err);
-        assertTrue(err.contains("Eviction effort exceeded: "), err);
+        // the table diagnostics are part of the report: stdout, as in -compare
+        assertTrue(out.matches("(?s).*Slot occupancy stats: Overall \\d+% \\(\\d+/\\d+\\),"
+                + " Min/Max/Window = \\d+%/\\d+%/\\d+, MaxRun\\{Pos/Neg\\} = \\d+/\\d+\n.*"), out);
+        assertTrue(out.contains("Eviction effort exceeded: "), out);
+        assertEquals("", r[2], "stderr is for progress only");
     }
 
     /**
@@ -81,6 +83,36 @@ class BenchEndToEndTest {
         }
         assertTrue(rows[2].contains(" 1.00x "), rows[2]);
         assertEquals(3, out.split("Native memory after close: 0 bytes", -1).length - 1, out);
+        // each child's diagnostics come with its report, as in a run alone
+        assertEquals(2, out.split("Slot occupancy stats: ", -1).length - 1, out);
+        assertTrue(out.contains("Pool usage: high "), out);
+        assertEquals("", r[2], "stderr is for progress only");
+    }
+
+    /** -compare: the children's progress lines go to stderr, their reports to stdout. */
+    @Test
+    void compareKeepsTheChildrensProgressOnStderr() {
+        Object[] r = RunMain.run("bench", "-cache_size=4194304", "-threads=2",
+                "-ops_per_thread=300000", "-value_bytes=256", "-seed=1", "-jit_warmup_ops=0",
+                "-progress_interval=0.02", "-compare=lru_cache");
+        String out = (String) r[1];
+        String err = (String) r[2];
+        assertEquals(0, r[0], "stdout:\n" + out + "\nstderr:\n" + err);
+        assertTrue(err.contains("progress: "), err);
+        assertTrue(!out.contains("progress: "), out);
+        assertTrue(out.contains("Pool usage: high ") && !err.contains("Pool usage"), out);
+    }
+
+    /** The warm-up's progress lines say they are the warm-up's. */
+    @Test
+    void warmupProgressLinesAreLabelled() {
+        Object[] r = RunMain.run("bench", "-cache_size=4194304", "-threads=2",
+                "-ops_per_thread=1000", "-value_bytes=256", "-seed=1", "-jit_warmup_ops=600000",
+                "-progress_interval=0.02", "-cache_type=auto_hyper_clock_cache");
+        String err = (String) r[2];
+        assertEquals(0, r[0], "stderr:\n" + err);
+        assertTrue(err.matches("(?s).*warm-up: \\d+% \\(\\d+ of 600000 ops\\), \\d+ ops/sec"
+                + " over the last \\d+\\.\\d s\n.*"), err);
     }
 
     /** -json: standard output is one JSON line with the run's figures; the report goes to stderr. */
@@ -156,6 +188,14 @@ class BenchEndToEndTest {
         assertEquals("32", flags.get("gather_stats_entries_per_lock"));
         assertEquals("fixed_hyper_clock_cache", flags.get("cache_type"));
         assertTrue(flags.size() >= 36, "every flag: " + flags);
+        // in the line itself, numbers and booleans are JSON numbers and booleans
+        var typed = dev.clockwork.cli.common.Json.read(line).get("flags");
+        assertTrue(typed.get("value_bytes").isIntegralNumber(), typed.toString());
+        assertTrue(typed.get("num_shard_bits").isIntegralNumber(), typed.toString());
+        assertTrue(typed.get("pinned_ratio").isDouble(), typed.toString());
+        assertTrue(typed.get("gather_stats").isBoolean() && typed.get("json").isBoolean(),
+                typed.toString());
+        assertTrue(typed.get("cache_type").isTextual(), typed.toString());
         BenchResult.TableStats table = result.table();
         assertTrue(err.contains("Final load factor: ") && err.contains(" (" + table.occupancy()
                 + " / " + table.slots() + ")\n"), err);
@@ -195,7 +235,7 @@ class BenchEndToEndTest {
         // A value needing escapes survives the round trip.
         BenchResult odd = new BenchResult("lru_cache", 1, 1, 1, 1, 1, 0, 0, 0, -1, 0, List.of(),
                 java.util.Map.of("weird", "a\"b\\c,d:{e}"), new BenchResult.TableStats(-1, -1, -1, 4),
-                null);
+                null, true);
         assertEquals(odd, BenchResult.fromJson(odd.toJson()));
     }
 
@@ -304,11 +344,10 @@ class BenchEndToEndTest {
         assertTrue(out.contains("Cache impl name     : AutoHyperClockCache"), out);
         assertTrue(out.contains("Final load factor: "), out);
         assertTrue(out.contains("Native memory after close: 0 bytes"), out);
-        String err = (String) r[2];
-        assertTrue(err.matches("(?s).*Head occupancy \\d+% \\(\\d+/\\d+\\), entries at home"
+        assertTrue(out.matches("(?s).*Head occupancy \\d+% \\(\\d+/\\d+\\), entries at home"
                 + " \\d+% \\(\\d+/\\d+\\), longest chain \\d+, yield count \\d+,"
-                + " lookup restarts \\d+\n.*"), err);
-        assertTrue(err.contains("Table reservation: "), err);
+                + " lookup restarts \\d+\n.*"), out);
+        assertTrue(out.contains("Table reservation: "), out);
     }
 
     @Test
@@ -324,12 +363,11 @@ class BenchEndToEndTest {
         assertTrue(out.contains("Low pri pool ratio  : 0.3"), out);
         assertTrue(out.contains("Value verification failures: 0"), out);
         assertTrue(out.contains("Native memory after close: 0 bytes"), out);
-        String err = (String) r[2];
-        assertTrue(err.matches("(?s).*Pool usage: high [0-9.]+ MiB, low [0-9.]+ MiB, bottom"
-                + " [0-9.]+ MiB, pinned [0-9.]+ MiB\n.*"), err);
-        assertTrue(err.matches("(?s).*Entries: \\d+, index and records: [0-9.]+ MiB"
-                + " \\([0-9.]+ bytes per entry\\)\n.*"), err);
-        assertTrue(!err.contains("Slot occupancy stats"), err);
+        assertTrue(out.matches("(?s).*Pool usage: high [0-9.]+ MiB, low [0-9.]+ MiB, bottom"
+                + " [0-9.]+ MiB, pinned [0-9.]+ MiB\n.*"), out);
+        assertTrue(out.matches("(?s).*Entries: \\d+, index and records: [0-9.]+ MiB"
+                + " \\([0-9.]+ bytes per entry\\)\n.*"), out);
+        assertTrue(!out.contains("Slot occupancy stats"), out);
     }
 
     @Test
@@ -344,7 +382,7 @@ class BenchEndToEndTest {
         assertTrue(!out.contains("Population complete"), out);
         assertTrue(!out.contains("Operation latency"), out);
         assertTrue(out.contains("Final pinned count: 0"), out);
-        assertTrue(!((String) r[2]).contains("Slot occupancy stats"), (String) r[2]);
+        assertTrue(!out.contains("Slot occupancy stats"), out);
         assertTrue(out.contains("Rough parallel ops/sec = "), out);
     }
 
@@ -390,7 +428,7 @@ class BenchEndToEndTest {
                 });
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = new BenchRun(o, seed, corrupting, new PrintWriter(out, true),
+        int code = new BenchRun(o, seed, corrupting, RunStop.manual(), new PrintWriter(out, true),
                 new PrintWriter(err, true)).execute();
         assertEquals(3, code, out + "\n" + err);
         long failures = copies.get() / 50;
@@ -399,6 +437,45 @@ class BenchEndToEndTest {
                 out.toString());
         assertTrue(err.toString().contains(failures + " values failed verification"),
                 err.toString());
+    }
+
+    /**
+     * Values smaller than the Auto table's default minimum average charge (450): the table is
+     * sized for them, so population fills the capacity (charge per entry: the value and its
+     * slot at the table's 0.6 load, about 64 + 107 bytes) instead of running out of slots at
+     * about 557 bytes of capacity per entry.
+     */
+    @Test
+    void autoTableHoldsWhatTheCapacityAllowsForSmallValues() {
+        Object[] r = RunMain.run("bench", "-cache_type=auto_hyper_clock_cache",
+                "-cache_size=4194304", "-value_bytes=64", "-threads=1", "-ops_per_thread=1000",
+                "-seed=1", "-jit_warmup_ops=0", "-pinned_ratio=0", "-histograms=0");
+        String out = (String) r[1];
+        assertEquals(0, r[0], "stdout:\n" + out + "\nstderr:\n" + r[2]);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                "Population complete \\((\\d+) entries, ([0-9.]+) average charge\\)").matcher(out);
+        assertTrue(m.find(), out);
+        double perEntry = Double.parseDouble(m.group(2));
+        assertTrue(perEntry < 200, "capacity per entry " + perEntry + ":\n" + out);
+        // -value_bytes_estimate=450 asks for cache_bench's sizing: the table runs out first
+        r = RunMain.run("bench", "-cache_type=auto_hyper_clock_cache", "-cache_size=4194304",
+                "-value_bytes=64", "-value_bytes_estimate=450", "-threads=1",
+                "-ops_per_thread=1000", "-seed=1", "-jit_warmup_ops=0", "-pinned_ratio=0",
+                "-histograms=0");
+        m = java.util.regex.Pattern.compile("Population complete \\(\\d+ entries, ([0-9.]+)"
+                + " average charge\\)").matcher((String) r[1]);
+        assertTrue(m.find(), (String) r[1]);
+        assertTrue(Double.parseDouble(m.group(1)) > 500, (String) r[1]);
+    }
+
+    @Test
+    void autoMinimumAverageChargeFollowsSmallValuesOnly() {
+        assertEquals(64, CacheFactory.autoMinAvgEntryCharge(
+                BenchFlagsTest.parse("-value_bytes=64").cacheSettings(1)));
+        assertEquals(0, CacheFactory.autoMinAvgEntryCharge(BenchFlagsTest.parse().cacheSettings(1)),
+                "8 KiB values: the default, 450");
+        assertEquals(128, CacheFactory.autoMinAvgEntryCharge(BenchFlagsTest.parse(
+                "-value_bytes=64", "-value_bytes_estimate=128").cacheSettings(1)), "as cache_bench");
     }
 
     @Test

@@ -349,6 +349,18 @@ class BenchFlagsTest {
         }
     }
 
+    /** A first run on the defaults is long and large: the help says how long and how large. */
+    @Test
+    void helpSaysWhatARunOnTheDefaultsTakes() {
+        String flat = ((String) RunMain.run("bench", "--help")[1]).replaceAll("\\s+", " ");
+        assertTrue(flat.contains("16 threads doing 2,000,000 operations each (32 million in"
+                + " all): about 1 to 2 minutes on 2 cores, and about 1.2 GiB of resident memory"),
+                flat);
+        assertTrue(flat.contains("-threads and -ops_per_thread set the time, -cache_size the"
+                + " memory"), flat);
+        assertTrue(!flat.contains("-report_on_stdout"), "hidden: " + flat);
+    }
+
     /** The four flags follow their cache_bench neighbours in the help, with their defaults. */
     @Test
     void gatherStatsAndEarlyExitFlagsInTheHelp() {
@@ -524,9 +536,11 @@ class BenchFlagsTest {
     @Test
     void maxCacheSizeIsRefusedOrRuns() {
         String max = "-cache_size=9223372036854775807";
-        assertTrue(refused(max).contains("-pinned_ratio=0.25 of -cache_size=9223372036854775807"
-                + " in values of -value_bytes=8192 pins 17592186044417 handles per thread, more"
-                + " than 134217728: lower -pinned_ratio or -cache_size"));
+        assertEquals("clockwork bench: -cache_size=9223372036854775807: -pinned_ratio=0.25"
+                + " (default) of -cache_size=9223372036854775807 in values of -value_bytes=8192"
+                + " (default) over -threads=16 (default) pins 17592186044417 handles per thread,"
+                + " more than 134217728: raise -value_bytes or -threads, or lower -pinned_ratio"
+                + " or -cache_size", refused(max).strip());
         org.junit.jupiter.api.Assumptions.assumeTrue(
                 ProcessStats.physicalMemoryBytes().isPresent());
         String p = refused(max, "-pinned_ratio=0");

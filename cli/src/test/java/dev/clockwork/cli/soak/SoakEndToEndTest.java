@@ -21,6 +21,7 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.cli.RunMain;
+import dev.clockwork.cli.common.RunStop;
 import dev.clockwork.offheap.NativeMemory;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -138,7 +139,7 @@ class SoakEndToEndTest {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int code = new SoakRun(o, 5, cache, NativeMemory.outstandingBytes(),
-                NativeMemory.reservedBytes(), new PrintWriter(out, true),
+                NativeMemory.reservedBytes(), RunStop.manual(), new PrintWriter(out, true),
                 new PrintWriter(err, true)).execute();
         return new Object[] {code, out.toString(), err.toString()};
     }

@@ -108,7 +108,7 @@ class SoakFlagsTest {
         assertTrue(problem("-value_bytes_min=100", "-value_bytes_max=99")
                 .contains("-value_bytes_max=99 is less than -value_bytes_min=100"));
         assertTrue(problem("-cache_size=100000", "-value_bytes_max=95000")
-                .contains("-value_bytes_max=95000 must not exceed the smallest capacity 90000"));
+                .contains("-value_bytes_max=95000 must not exceed the smallest capacity, 90000"));
     }
 
     @Test
