@@ -122,7 +122,7 @@ public final class AutoHyperClockCache extends HyperClockCache {
         public AutoHyperClockCache build() {
             validate();
             int shardBits = shardBits();
-            CacheMemory memory = new CacheMemory(settings.recordStats);
+            CacheMemory memory = new CacheMemory(settings.recordStats, "AutoHyperClockCache");
             CloseGate gate = new CloseGate();
             BuilderSettings o = settings;
             Admission admission = o.admissionFor(false);

@@ -172,7 +172,7 @@ public final class FixedHyperClockCache extends HyperClockCache {
         public FixedHyperClockCache build() {
             validate();
             int lengthBits = tableBits();
-            CacheMemory memory = new CacheMemory(settings.recordStats);
+            CacheMemory memory = new CacheMemory(settings.recordStats, "FixedHyperClockCache");
             CloseGate gate = new CloseGate();
             Admission admission = settings.admissionFor(false);
             ClockShard[] tables = makeTables(memory, gate, admission,

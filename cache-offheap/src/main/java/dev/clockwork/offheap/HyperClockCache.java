@@ -274,10 +274,12 @@ public abstract class HyperClockCache extends ShardedCache {
         memory.values.freeGuarded(address, length); // inside the gate
         if (result == ClockShard.INSERT_REFUSED) {
             stats.memoryLimitRejects.increment();
+            memory.events.memoryLimitReject(tables[shard], shard, charge, keepRef);
             return MISS;
         }
         if (result == ClockShard.INSERT_REJECTED) {
             stats.admissionRejects.increment();
+            memory.events.admissionReject(tables[shard], shard, charge, false);
             return MISS;
         }
         return keepRef ? MISS : 1; // dropped: as if inserted and evicted at once

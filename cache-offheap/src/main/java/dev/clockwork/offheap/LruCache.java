@@ -126,14 +126,14 @@ public final class LruCache extends ShardedCache {
         @Override
         public LruCache build() {
             validate();
-            CacheMemory memory = new CacheMemory(settings.recordStats);
+            CacheMemory memory = new CacheMemory(settings.recordStats, "LruCache");
             int shardBits = shardBits();
             int maxChunks = RecordSlab.maxChunks(shardBits);
             BuilderSettings o = settings;
             Admission admission = o.admissionFor(true);
             LruShard[] shards = makeShards(new LruShard[1 << shardBits], memory,
                     (shard, shardCapacity, usageLimit, mem) -> new LruShard(mem.all(), mem.values, shard,
-                            shardBits, mem.stampSalt, mem.stats, shardCapacity, usageLimit,
+                            shardBits, mem.stampSalt, mem.stats, mem.events, shardCapacity, usageLimit,
                             maxChunks, o.strictCapacityLimit, o.highPriPoolRatio(),
                             o.lowPriPoolRatio, o.chargeMetadata, admission));
             return new LruCache(memory, shards, o.capacity, o.hashSeed, admission);
@@ -143,7 +143,11 @@ public final class LruCache extends ShardedCache {
     // ---------------------------------------------------------------- shards and handles
 
     private LruShard shardOf(long h0) {
-        return shards[(int) (h0 >>> 32) & shardMask];
+        return shards[shardIndex(h0)];
+    }
+
+    private int shardIndex(long h0) {
+        return (int) (h0 >>> 32) & shardMask;
     }
 
     /** The shard a handle names, or an exception if it cannot be one of ours. */
@@ -198,10 +202,12 @@ public final class LruCache extends ShardedCache {
         memory.values.free(address, length); // outside the shard's lock: may race close
         if (result == LruShard.REFUSED) {
             stats.memoryLimitRejects.increment();
+            memory.events.memoryLimitReject(shardOf(h0), shardIndex(h0), charge, keepRef);
             return MISS;
         }
         if (result == LruShard.REJECTED) {
             stats.admissionRejects.increment();
+            memory.events.admissionReject(shardOf(h0), shardIndex(h0), charge, false);
             return MISS;
         }
         return keepRef ? MISS : 1; // dropped: as if inserted and evicted at once

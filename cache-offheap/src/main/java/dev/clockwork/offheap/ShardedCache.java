@@ -556,6 +556,17 @@ public abstract class ShardedCache implements Cache {
     }
 
     /**
+     * This cache's number in the JFR events it records (their {@code cacheId} field): unique
+     * among the caches built in this JVM, counting from 1 in build order. See docs/metrics.md
+     * for the events.
+     *
+     * @return the cache's id in its events
+     */
+    public final long cacheId() {
+        return memory.events.cacheId;
+    }
+
+    /**
      * Frees every native byte. Handles still held become invalid: using them, or any method of
      * this cache that reads or changes entries, throws {@link IllegalStateException}; only the
      * plain counters ({@code capacity}, {@code usage}, {@code entryCount},

@@ -17,7 +17,7 @@ import dev.clockwork.offheap.memory.RecordSlab;
 /** The list and pool rules of one LRU shard, read off its list. */
 class LruShardTest {
     private static final long CHARGE = 100;
-    private final CacheMemory memory = new CacheMemory(false);
+    private final CacheMemory memory = new CacheMemory(false, "test");
     private LruShard shard;
 
     private LruShard shard(long capacity, double high, double low) {
@@ -25,7 +25,7 @@ class LruShardTest {
     }
 
     private LruShard shard(long capacity, double high, double low, int maxRecordChunks) {
-        shard = new LruShard(memory.all(), memory.values, 0, 0, memory.stampSalt, memory.stats, capacity,
+        shard = new LruShard(memory.all(), memory.values, 0, 0, memory.stampSalt, memory.stats, memory.events, capacity,
                 CacheOptions.MAX_USAGE, maxRecordChunks, false, high, low, false, null);
         return shard;
     }

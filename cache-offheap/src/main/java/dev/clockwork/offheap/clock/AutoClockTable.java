@@ -406,7 +406,7 @@ public final class AutoClockTable extends LinearHashChains {
                 return;
             }
             if (isEvictionEffortExceeded(data)) {
-                memory.stats.evictionEffortExceeded.increment();
+                evictionEffortExceeded(requested, data);
                 return;
             }
             pointer = advanceClock(CLOCK_STEP);

@@ -112,6 +112,13 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
         return (data.freedCount + 1) * evictionEffortCap <= data.seenPinned;
     }
 
+    /** Counts, and records as a JFR event, an eviction run that gave up on the effort cap. */
+    final void evictionEffortExceeded(long requested, EvictionData data) {
+        memory.stats.evictionEffortExceeded.increment();
+        memory.events.evictionEffortExceeded(shardIndex, requested, data.freedCharge,
+                data.freedCount, data.seenPinned, evictionEffortCap);
+    }
+
     // ---------------------------------------------------------------- insert and capacity
 
     /**

@@ -274,7 +274,7 @@ public final class FixedClockTable extends ClockShard {
                 return;
             }
             if (isEvictionEffortExceeded(data)) {
-                memory.stats.evictionEffortExceeded.increment();
+                evictionEffortExceeded(requested, data);
                 return;
             }
             pointer = advanceClock(CLOCK_STEP);

@@ -7,6 +7,7 @@ import static dev.clockwork.offheap.clock.ChainPointer.isLocked;
 import static dev.clockwork.offheap.clock.ChainPointer.shift;
 import static dev.clockwork.offheap.clock.SlotLayout.SLOT_SHIFT;
 
+import dev.clockwork.offheap.events.CacheEvents;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicLong;
@@ -267,6 +268,10 @@ public abstract class LinearHashChains extends ClockShard {
         }
         split(growHome, oldHome, oldShift);
         catchUpLengthInfo(growHome);
+        if (CacheEvents.endsGrowthBatch(growHome, slotCount)) {
+            memory.events.tableGrowth(shardIndex, CacheEvents.growthBatchStart(growHome),
+                    growHome + 1, slotCount, occupancy());
+        }
         return growHome;
     }
 

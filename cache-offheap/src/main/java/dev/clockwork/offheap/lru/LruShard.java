@@ -25,6 +25,7 @@ import dev.clockwork.offheap.memory.NativeAllocator;
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.offheap.memory.RecordSlab;
 import dev.clockwork.offheap.memory.ValueSlabs;
+import dev.clockwork.offheap.events.CacheEvents;
 import dev.clockwork.offheap.memory.StatsCounters;
 import dev.clockwork.offheap.shard.Shard;
 
@@ -79,6 +80,8 @@ public final class LruShard extends LruList implements Shard {
     /** log2 of the cache's shard count: the low bits of a handle's location (LruHandle). */
     private final int shardBits;
     private final StatsCounters stats;
+    /** Records the window's entries that lose their duel (admission rejects) as JFR events. */
+    private final CacheEvents events;
 
     /** Bucket array: 4-byte record indexes, 0 = empty. */
     private long buckets;
@@ -104,7 +107,7 @@ public final class LruShard extends LruList implements Shard {
      * @param values the cache's values, which this shard frees (evicted, erased, released)
      */
     public LruShard(MemorySegment mem, ValueSlabs values, int shardNumber, int shardBits, long stampSalt, StatsCounters stats,
-             long capacity, long usageLimit, int maxRecordChunks, boolean strict,
+             CacheEvents events, long capacity, long usageLimit, int maxRecordChunks, boolean strict,
              double highRatio, double lowRatio, boolean chargeMetadata, Admission admission) {
         super(highRatio, lowRatio, chargeMetadata, admission != Admission.ALWAYS);
         this.admission = admission == Admission.ALWAYS ? null : admission;
@@ -113,6 +116,7 @@ public final class LruShard extends LruList implements Shard {
         this.usageLimit = usageLimit;
         this.shardBits = shardBits;
         this.stats = stats;
+        this.events = events;
         this.strict = strict;
         this.slab = new RecordSlab(mem, RAW, stampSalt,
                 (long) shardNumber << EntryStamp.LOCATION_BITS, maxRecordChunks);
@@ -400,8 +404,10 @@ public final class LruShard extends LruList implements Shard {
                     evict(victim);
                     admitFromWindow(candidate);
                 } else {
+                    long loserCharge = charge(candidate); // read before its record is freed
                     evict(candidate);
                     rejected++;
+                    events.admissionReject(this, shardNumber, loserCharge, true);
                 }
             } else if (!intoWindow && !replacing) {
                 if (!admission.admit(newKey, key0(victim))) {
@@ -685,6 +691,11 @@ public final class LruShard extends LruList implements Shard {
 
     public synchronized long usage() {
         return usage;
+    }
+
+    @Override
+    public synchronized long capacity() {
+        return capacity;
     }
 
     public synchronized long pinnedUsage() {

@@ -1,5 +1,6 @@
 package dev.clockwork.offheap.memory;
 
+import dev.clockwork.offheap.events.CacheEvents;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -21,6 +22,8 @@ public final class CacheMemory {
     /** The same, read-only: handing out a value view then costs one slice, not two objects. */
     private final MemorySegment allReadOnly;
     public final StatsCounters stats;
+    /** The cache's JFR events, and its number in them. */
+    public final CacheEvents events;
     /** Every value of the cache is allocated and freed here; its chunks are freed last at close. */
     public final ValueSlabs values;
     /**
@@ -29,12 +32,14 @@ public final class CacheMemory {
      */
     public final long stampSalt = java.util.concurrent.ThreadLocalRandom.current().nextLong();
 
-    public CacheMemory(boolean recordStats) {
+    /** @param cacheType the cache's class name, for its JFR events */
+    public CacheMemory(boolean recordStats, String cacheType) {
         NativeAccess.require(); // before the first restricted call, which is the next line
         this.all = MemorySegment.NULL.reinterpret(Long.MAX_VALUE, arena, null);
         this.allReadOnly = all.asReadOnly();
         this.values = new ValueSlabs(all);
         this.stats = new StatsCounters(recordStats);
+        this.events = new CacheEvents(cacheType);
     }
 
     public Arena arena() {

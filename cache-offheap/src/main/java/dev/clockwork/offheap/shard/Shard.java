@@ -16,6 +16,9 @@ public interface Shard {
     /** Entries stored in the shard. */
     long entryCount();
 
+    /** The shard's share of the capacity, as last set. */
+    long capacity();
+
     /** @param capacity the shard's share, at most its usage limit ({@link ShardSizing}) */
     void setCapacity(long capacity);
 

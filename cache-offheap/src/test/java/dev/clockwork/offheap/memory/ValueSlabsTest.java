@@ -29,7 +29,7 @@ class ValueSlabsTest {
     @BeforeEach
     void open() {
         baseline = NativeAllocator.outstandingBytes();
-        memory = new CacheMemory(false);
+        memory = new CacheMemory(false, "test");
         slabs = new ValueSlabs(memory.all());
     }
 

@@ -1,0 +1,287 @@
+package dev.clockwork.offheap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.clockwork.cache.Cache;
+import dev.clockwork.cache.Priority;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The caches' JFR events: each is recorded once per occurrence of what it reports (as many as
+ * the stats counter it sits beside), with the cache's id and the figures of the moment, and
+ * nothing is recorded while a recording does not enable them. Each test records to a file and
+ * reads it back, as a user would.
+ */
+class JfrEventsTest {
+    static final String EFFORT = "dev.clockwork.EvictionEffortExceeded";
+    static final String MEMORY_LIMIT = "dev.clockwork.MemoryLimitReject";
+    static final String ADMISSION = "dev.clockwork.AdmissionReject";
+    static final String GROWTH = "dev.clockwork.TableGrowth";
+    private static final List<String> ALL = List.of(EFFORT, MEMORY_LIMIT, ADMISSION, GROWTH);
+    private static final byte[] VALUE = new byte[8];
+
+    @TempDir
+    Path dir;
+
+    /** Runs {@code body} under a recording with the Clockwork events on or off; its events. */
+    private List<RecordedEvent> record(boolean enabled, Runnable body) throws IOException {
+        Path file = dir.resolve("rec-" + System.nanoTime() + ".jfr");
+        try (Recording recording = new Recording()) {
+            for (String name : ALL) {
+                if (enabled) {
+                    recording.enable(name);
+                } else {
+                    recording.disable(name);
+                }
+            }
+            recording.start();
+            body.run();
+            recording.stop();
+            recording.dump(file);
+        }
+        List<RecordedEvent> events = new ArrayList<>();
+        for (RecordedEvent event : RecordingFile.readAllEvents(file)) {
+            if (event.getEventType().getName().startsWith("dev.clockwork.")) {
+                events.add(event);
+            }
+        }
+        return events;
+    }
+
+    private static List<RecordedEvent> of(List<RecordedEvent> events, String name, Cache cache) {
+        long id = ((ShardedCache) cache).cacheId();
+        return events.stream().filter(e -> e.getEventType().getName().equals(name)
+                && e.getLong("cacheId") == id).toList();
+    }
+
+    // ---------------------------------------------------------------- what provokes each
+
+    enum Kind {
+        FIXED(() -> FixedHyperClockCache.builder().capacity(1 << 20).estimatedEntryCharge(1024)
+                .numShardBits(0).chargeMetadata(false)),
+        AUTO(() -> AutoHyperClockCache.builder().capacity(1 << 20).numShardBits(0)
+                .chargeMetadata(false)),
+        LRU(() -> LruCache.builder().capacity(1 << 20).numShardBits(0).chargeMetadata(false));
+
+        final Supplier<CacheOptions<?>> builder;
+
+        Kind(Supplier<CacheOptions<?>> builder) {
+            this.builder = builder;
+        }
+
+        /** A 1 MiB one-shard cache of this kind, metadata not charged. */
+        ShardedCache build(boolean strict) {
+            return builder.get().strictCapacityLimit(strict).build();
+        }
+
+        /** The same with TinyLFU, as small as {@code AdmissionTest}'s (1000 entries of 1). */
+        ShardedCache buildWithTinyLfu() {
+            return switch (this) {
+                case FIXED -> FixedHyperClockCache.builder().capacity(1000)
+                        .estimatedEntryCharge(1).numShardBits(0).chargeMetadata(false)
+                        .admission(AdmissionPolicy.TINY_LFU).build();
+                case AUTO -> AutoHyperClockCache.builder().capacity(1000).minAvgEntryCharge(1)
+                        .numShardBits(0).chargeMetadata(false)
+                        .admission(AdmissionPolicy.TINY_LFU).build();
+                case LRU -> LruCache.builder().capacity(1000).numShardBits(0)
+                        .chargeMetadata(false).highPriPoolRatio(0)
+                        .admission(AdmissionPolicy.TINY_LFU).build();
+            };
+        }
+    }
+
+    /** Pins entries of 1000 until the strict cache refuses one; returns the refusals (2). */
+    private static void overfillStrict(Cache cache, List<Long> pinned) {
+        long key = 0;
+        long handle;
+        while ((handle = cache.insertPinned(key, 1, VALUE, 0, VALUE.length, 1000, Priority.LOW))
+                != Cache.MISS) {
+            pinned.add(handle);
+            key++;
+        }
+        // One more, without a handle: a HyperClock cache refuses it as well, an LRU cache
+        // drops it ("inserted and evicted at once", not a reject).
+        cache.insert(key + 1, 1, VALUE, 0, VALUE.length, 1000, Priority.LOW);
+    }
+
+    /** Pins 1500 entries of 1000 in a 1 MiB cache without a strict limit: eviction gives up. */
+    private static List<Long> pinPastCapacity(Cache cache) {
+        List<Long> pinned = new ArrayList<>();
+        for (long key = 0; key < 1500; key++) {
+            long handle = cache.insertPinned(key, 2, VALUE, 0, VALUE.length, 1000, Priority.LOW);
+            assertNotEquals(Cache.MISS, handle, "not strict: always stored");
+            pinned.add(handle);
+        }
+        return pinned;
+    }
+
+    /** Hot keys read often, then one-off keys inserted; returns the inserts refused. */
+    private static int offerOneOffKeys(Cache cache) {
+        for (int round = 0; round < 5; round++) {
+            for (long key = 0; key < 1000; key++) {
+                long handle = cache.lookup(key, 3);
+                if (handle != Cache.MISS) {
+                    cache.release(handle);
+                } else {
+                    cache.insert(key, 3, VALUE, 0, VALUE.length, 1, Priority.LOW);
+                }
+            }
+        }
+        int refused = 0;
+        for (long key = 1_000_000; key < 1_000_200; key++) {
+            assertEquals(Cache.MISS, cache.lookup(key, 3));
+            if (!cache.insert(key, 3, VALUE, 0, VALUE.length, 1, Priority.LOW)) {
+                refused++;
+            }
+        }
+        return refused;
+    }
+
+    // ---------------------------------------------------------------- the tests
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void aStrictCacheOverfilledRecordsEachRefusal(Kind kind) throws IOException {
+        try (ShardedCache cache = kind.build(true)) {
+            List<Long> pinned = new ArrayList<>();
+            List<RecordedEvent> events = of(record(true, () -> overfillStrict(cache, pinned)),
+                    MEMORY_LIMIT, cache);
+            long rejects = cache.stats().memoryLimitRejects();
+            assertEquals(kind == Kind.LRU ? 1 : 2, rejects);
+            assertEquals(rejects, events.size());
+            RecordedEvent first = events.get(0);
+            assertEquals(cache.getClass().getSimpleName(), first.getString("cacheType"));
+            assertEquals(0, first.getInt("shard"));
+            assertEquals(1000, first.getLong("charge"));
+            assertEquals(1 << 20, first.getLong("shardCapacity"));
+            assertTrue(first.getLong("shardUsage") > (1 << 20) - 1000, "full when refused");
+            assertTrue(first.getBoolean("strict"));
+            assertTrue(first.getBoolean("pinnedInsert"));
+            assertNotNull(first.getStackTrace(), "a refusal's caller is worth a stack");
+            if (kind != Kind.LRU) {
+                assertFalse(events.get(1).getBoolean("pinnedInsert"));
+            }
+            pinned.forEach(cache::release);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Kind.class, names = {"FIXED", "AUTO"})
+    void anEvictionThatGivesUpRecordsItsEffort(Kind kind) throws IOException {
+        try (ShardedCache cache = kind.build(false)) {
+            List<Long> pinned = new ArrayList<>();
+            List<RecordedEvent> events = of(record(true, () -> pinned.addAll(
+                    pinPastCapacity(cache))), EFFORT, cache);
+            long exceeded = cache.stats().evictionEffortExceeded();
+            assertTrue(exceeded > 0, "everything pinned: sweeps give up");
+            assertEquals(exceeded, events.size());
+            for (RecordedEvent event : events) {
+                assertEquals(30, event.getInt("effortCap"), "the default cap");
+                assertTrue(event.getLong("requestedBytes") >= 1000);
+                assertEquals(0, event.getLong("freedEntries"), "nothing unpinned to free");
+                assertEquals(0, event.getLong("freedBytes"));
+                assertTrue(event.getLong("pinnedSeen") >= 30);
+                assertNull(event.getStackTrace(), "@StackTrace(false)");
+            }
+            pinned.forEach(cache::release);
+        }
+    }
+
+    @Test
+    void anAutoTableRecordsEachDoublingAndItsReservationsEnd() throws IOException {
+        // 100,000 bytes at the default minAvgEntryCharge reserve 384 slots: not a power of two,
+        // so the last batch (256 -> 384) ends at the reservation, not at a doubling.
+        try (AutoHyperClockCache cache = AutoHyperClockCache.builder().capacity(100_000)
+                .numShardBits(0).chargeMetadata(false).build()) {
+            long reserved = cache.reservedBytes() / 64;
+            assertEquals(384, reserved);
+            List<RecordedEvent> events = of(record(true, () -> {
+                for (long key = 0; key < 231; key++) { // 0.6 of 384: every slot a home
+                    assertTrue(cache.insert(key, 4, VALUE, 0, VALUE.length, 1, Priority.LOW));
+                }
+            }), GROWTH, cache);
+            assertEquals(reserved, cache.tableSlots(), "grown to the reservation's end");
+            List<String> batches = events.stream()
+                    .map(e -> e.getLong("fromSlots") + "->" + e.getLong("toSlots")).toList();
+            assertEquals(List.of("64->128", "128->256", "256->384"), batches);
+            for (RecordedEvent event : events) {
+                assertEquals(reserved, event.getLong("maxSlots"));
+                assertEquals("AutoHyperClockCache", event.getString("cacheType"));
+                // One thread: the insert that grew the last slot was the first past the
+                // occupancy limit of one slot fewer (0.6 of it, rounded up), counted in flight.
+                long toSlots = event.getLong("toSlots");
+                assertEquals((long) Math.ceil(0.6 * (toSlots - 1)) + 1, event.getLong("entries"));
+                assertNull(event.getStackTrace());
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void aTinyLfuCacheRefusingOneOffKeysRecordsEachRefusal(Kind kind) throws IOException {
+        try (ShardedCache cache = kind.buildWithTinyLfu()) {
+            int[] refused = new int[1];
+            List<RecordedEvent> events = of(record(true, () -> refused[0] = offerOneOffKeys(cache)),
+                    ADMISSION, cache);
+            long rejects = cache.stats().admissionRejects();
+            assertTrue(rejects > 0, "one-off keys lose to hot ones");
+            assertEquals(rejects, events.size(), "one event per admission reject");
+            long windowLosers = events.stream().filter(e -> e.getBoolean("windowLoser")).count();
+            if (kind == Kind.LRU) {
+                // New entries enter the admission window; its oldest lose their duels later.
+                assertEquals(rejects - refused[0], windowLosers);
+                assertTrue(windowLosers > 0);
+            } else {
+                assertEquals(rejects, refused[0], "a HyperClock cache refuses the insert itself");
+                assertEquals(0, windowLosers);
+            }
+            RecordedEvent first = events.get(0);
+            assertEquals(1, first.getLong("charge"));
+            assertEquals(1000, first.getLong("shardCapacity"));
+            assertNull(first.getStackTrace(), "@StackTrace(false)");
+        }
+    }
+
+    @Test
+    void nothingIsRecordedWhileTheEventsAreOff() throws IOException {
+        try (ShardedCache strict = Kind.FIXED.build(true);
+             ShardedCache lru = Kind.LRU.build(true);
+             ShardedCache pinnedAuto = Kind.AUTO.build(false);
+             ShardedCache admitting = Kind.AUTO.buildWithTinyLfu()) {
+            List<Long> pinned = new ArrayList<>();
+            List<Long> lruPinned = new ArrayList<>();
+            List<Long> autoPinned = new ArrayList<>();
+            List<RecordedEvent> events = record(false, () -> {
+                overfillStrict(strict, pinned);
+                overfillStrict(lru, lruPinned);
+                autoPinned.addAll(pinPastCapacity(pinnedAuto));
+                offerOneOffKeys(admitting);
+            });
+            assertTrue(strict.stats().memoryLimitRejects() > 0);
+            assertTrue(lru.stats().memoryLimitRejects() > 0);
+            assertTrue(pinnedAuto.stats().evictionEffortExceeded() > 0);
+            assertTrue(((HyperClockCache) pinnedAuto).tableSlots() > 64, "grew");
+            assertTrue(admitting.stats().admissionRejects() > 0);
+            assertEquals(List.of(), events);
+            pinned.forEach(strict::release);
+            lruPinned.forEach(lru::release);
+            autoPinned.forEach(pinnedAuto::release);
+        }
+    }
+}
