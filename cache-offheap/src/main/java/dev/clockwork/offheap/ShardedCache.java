@@ -556,6 +556,17 @@ public abstract class ShardedCache implements Cache {
     }
 
     /**
+     * Total charge of the entries evicted so far (the charges inserts gave, without slot or
+     * record metadata): the eviction weight, next to {@link CacheStats#evictions()}. Exact, and
+     * still answered after {@link #close()}.
+     *
+     * @return the evicted entries' charges, summed
+     */
+    public final long evictedCharge() {
+        return stats.evictedCharge.sum();
+    }
+
+    /**
      * This cache's number in the JFR events it records (their {@code cacheId} field): unique
      * among the caches built in this JVM, counting from 1 in build order. See docs/metrics.md
      * for the events.

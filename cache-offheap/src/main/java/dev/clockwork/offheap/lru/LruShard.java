@@ -99,6 +99,8 @@ public final class LruShard extends LruList implements Shard {
     private boolean strict;
     /** Total charge of every entry in the hash table or still referenced. */
     private long usage;
+    /** Charge of entries evicted since the last {@link #countEvictions}: under the lock. */
+    private long uncountedEvictedCharge;
 
     /**
      * @param capacity at most {@code usageLimit}
@@ -354,8 +356,18 @@ public final class LruShard extends LruList implements Shard {
         while (usage + charge > capacity && evictOldest()) {
             evicted++;
         }
+        countEvictions(evicted);
+    }
+
+    /**
+     * Counts {@code evicted} evictions, and the charge {@link #evict} gathered for them, in the
+     * cache's stats: two adds per insert that evicted, however many entries it evicted.
+     */
+    private void countEvictions(long evicted) {
         if (evicted != 0) {
             stats.evictions.add(evicted);
+            stats.evictedCharge.add(uncountedEvictedCharge);
+            uncountedEvictedCharge = 0;
         }
     }
 
@@ -420,9 +432,7 @@ public final class LruShard extends LruList implements Shard {
             }
             evicted++;
         }
-        if (evicted != 0) {
-            stats.evictions.add(evicted);
-        }
+        countEvictions(evicted);
         if (rejected != 0) {
             stats.admissionRejects.add(rejected);
         }
@@ -467,7 +477,9 @@ public final class LruShard extends LruList implements Shard {
         return true;
     }
 
+    /** Evicts an unreferenced entry; the caller counts it ({@link #countEvictions}). */
     private void evict(long e) {
+        uncountedEvictedCharge += charge(e);
         listRemove(e);
         hashRemove(e);
         free(e);
@@ -484,7 +496,7 @@ public final class LruShard extends LruList implements Shard {
         if (!evictOldest()) {
             return false;
         }
-        stats.evictions.increment();
+        countEvictions(1);
         return true;
     }
 

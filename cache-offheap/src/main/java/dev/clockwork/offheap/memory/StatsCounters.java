@@ -17,6 +17,8 @@ public final class StatsCounters {
     public final LongAdder memoryLimitRejects = new LongAdder();
     public final LongAdder admissionRejects = new LongAdder();
     public final LongAdder evictions = new LongAdder();
+    /** Charge of the evicted entries (their slots or records not included). */
+    public final LongAdder evictedCharge = new LongAdder();
     public final LongAdder evictionEffortExceeded = new LongAdder();
     /** Waits for another thread (Auto table: a chain's rewrite lock, or a split to finish). */
     public final LongAdder yields = new LongAdder();
