@@ -6,9 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.clockwork.offheap.memory.NativeAccess;
-import java.io.File;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -24,12 +22,8 @@ class NativeAccessTest {
     @Test
     void buildingACacheWithoutNativeAccessSaysWhichFlagToAdd() throws Exception {
         assumeTrue(Runtime.version().feature() >= 24, "--illegal-native-access is JDK 24+");
-        String modules = System.getProperty("jdk.module.path", "");
-        String classes = System.getProperty("java.class.path", "");
-        String classPath = modules.isEmpty() ? classes : modules + File.pathSeparator + classes;
-        Process child = new ProcessBuilder(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--illegal-native-access=deny", "-Xmx64m", "-cp", classPath,
+        Process child = new ProcessBuilder(List.of(ChildJvm.java(),
+                "--illegal-native-access=deny", "-Xmx64m", "-cp", ChildJvm.classPath(),
                 Child.class.getName()))
                 .redirectErrorStream(true).start();
         String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

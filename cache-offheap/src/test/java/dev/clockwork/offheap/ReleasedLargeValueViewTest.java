@@ -55,28 +55,18 @@ class ReleasedLargeValueViewTest {
         OTHER
     }
 
-    /**
-     * The child runs on the class path: this test's module path (the library and its tests,
-     * when run as a module) and class path together.
-     */
-    private static String childClassPath() {
-        String modules = System.getProperty("jdk.module.path", "");
-        String classes = System.getProperty("java.class.path", "");
-        return modules.isEmpty() ? classes : modules + java.io.File.pathSeparator + classes;
-    }
-
     @ParameterizedTest
     @EnumSource(Kind.class)
     void aViewOfAFreedLargeValueNeverCrashesTheJvm(Kind kind) throws Exception {
         Path dir = Files.createTempDirectory("clockwork-view-");
         try {
             List<String> command = new ArrayList<>(List.of(
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    ChildJvm.java(),
                     "-XX:ErrorFile=" + dir.resolve("hs_err_pid%p.log"),
                     "-XX:-CreateCoredumpOnCrash",
                     "--enable-native-access=ALL-UNNAMED",
                     "-Xmx64m",
-                    "-cp", childClassPath(),
+                    "-cp", ChildJvm.classPath(),
                     Child.class.getName(), kind.name()));
             ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile())
                     .redirectErrorStream(true);
