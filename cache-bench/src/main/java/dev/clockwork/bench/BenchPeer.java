@@ -3,6 +3,7 @@ package dev.clockwork.bench;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.cache.ValueReader;
 import dev.clockwork.offheap.AutoHyperClockCache;
 import dev.clockwork.offheap.HyperClockCache;
 import dev.clockwork.offheap.LruCache;
@@ -48,6 +49,14 @@ abstract class BenchPeer implements AutoCloseable {
 
     /** A hit that reads the value's first and last byte, without copying if it can; or MISS. */
     abstract long hit(long key);
+
+    /**
+     * {@link #hit} by the cache's cheapest way of reading a value in place: the same as
+     * {@link #hit} for every peer but Clockwork, which reads without a reference there.
+     */
+    long hitInPlace(long key) {
+        return hit(key);
+    }
 
     /** A hit that copies the value into {@code buffer}; a byte of it, or MISS. */
     abstract long hitCopy(long key, byte[] buffer);
@@ -132,6 +141,15 @@ abstract class BenchPeer implements AutoCloseable {
                     v.get(ValueLayout.JAVA_BYTE, v.byteSize() - 1));
             cache.release(h);
             return read;
+        }
+
+        /** Reads the value's ends in place without a reference ({@code Cache.read}). */
+        private static final ValueReader ENDS = v -> ends(v.get(ValueLayout.JAVA_BYTE, 0),
+                v.get(ValueLayout.JAVA_BYTE, v.byteSize() - 1));
+
+        @Override
+        long hitInPlace(long key) {
+            return cache.read(key, 0L, ENDS, MISS);
         }
 
         @Override

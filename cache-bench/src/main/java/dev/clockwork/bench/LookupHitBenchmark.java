@@ -3,6 +3,7 @@ package dev.clockwork.bench;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.cache.ValueReader;
 import dev.clockwork.offheap.AdmissionPolicy;
 import dev.clockwork.offheap.AutoHyperClockCache;
 import dev.clockwork.offheap.FixedHyperClockCache;
@@ -308,6 +309,14 @@ public class LookupHitBenchmark {
         return length < 0 ? -1 : (long) LONG_LE.get(dst, 0);
     }
 
+    /** The value's first 8 bytes, read in place by {@code Cache.read}: no copy, no reference. */
+    private static final ValueReader FIRST_LONG =
+            value -> value.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
+
+    private static long read(ShardedCache cache, long key) {
+        return cache.read(key, 0L, FIRST_LONG, -1);
+    }
+
     private static byte[] getIfPresent(CaffeineState c, int key) {
         return c.cache.getIfPresent(c.boxed[key]);
     }
@@ -335,6 +344,12 @@ public class LookupHitBenchmark {
     @Threads(1)
     public long clockwork_get_1t(ClockworkState c, KeyCursor cursor, CopyBuffer buffer) {
         return get(c.cache, keys[cursor.next(keyMask)], buffer.bytes);
+    }
+
+    @Benchmark
+    @Threads(1)
+    public long clockwork_read_1t(ClockworkState c, KeyCursor cursor) {
+        return read(c.cache, keys[cursor.next(keyMask)]);
     }
 
     @Benchmark
@@ -420,6 +435,12 @@ public class LookupHitBenchmark {
     @Threads(2)
     public long clockwork_get_2t(ClockworkState c, KeyCursor cursor, CopyBuffer buffer) {
         return get(c.cache, keys[cursor.next(keyMask)], buffer.bytes);
+    }
+
+    @Benchmark
+    @Threads(2)
+    public long clockwork_read_2t(ClockworkState c, KeyCursor cursor) {
+        return read(c.cache, keys[cursor.next(keyMask)]);
     }
 
     @Benchmark

@@ -131,6 +131,18 @@ public class PeerLookupBenchmark {
 
     @Benchmark
     @Threads(1)
+    public long hitInPlace_1t(KeyCursor cursor) {
+        return peer.hitInPlace(keys[cursor.next(keyMask)]);
+    }
+
+    @Benchmark
+    @Threads(2)
+    public long hitInPlace_2t(KeyCursor cursor) {
+        return peer.hitInPlace(keys[cursor.next(keyMask)]);
+    }
+
+    @Benchmark
+    @Threads(1)
     public long hitCopy_1t(KeyCursor cursor, Buffer buffer) {
         return peer.hitCopy(keys[cursor.next(keyMask)], buffer.bytes);
     }

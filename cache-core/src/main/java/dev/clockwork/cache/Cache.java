@@ -297,6 +297,35 @@ public interface Cache extends AutoCloseable {
     }
 
     /**
+     * Reads a key's value in place, without copying it: {@code reader} gets a read-only view of
+     * the value and its result is returned. Like {@link #get(long, long, byte[], int)}, it holds
+     * no reference afterwards. On the HyperClock caches it takes none at all: the reader runs on
+     * the value optimistically and its result counts only if the entry did not change meanwhile,
+     * else it runs again (at most a few times, then under a reference). So the reader may run more
+     * than once and on bytes that are not the value's, and must follow {@link ValueReader}'s rules.
+     * This default pins the entry for the call.
+     *
+     * @param key0 the key's first 64 bits (any value)
+     * @param key1 the key's second 64 bits (any value)
+     * @param reader reads the value; see {@link ValueReader} for what it may do
+     * @param ifAbsent what to return if the key is not cached
+     * @return the reader's result on the whole value, or {@code ifAbsent}
+     * @throws NullPointerException if {@code reader} is null
+     */
+    default long read(long key0, long key1, ValueReader reader, long ifAbsent) {
+        Args.requireNonNull("reader", reader);
+        long handle = lookup(key0, key1);
+        if (handle == MISS) {
+            return ifAbsent;
+        }
+        try {
+            return reader.read(value(handle));
+        } finally {
+            release(handle);
+        }
+    }
+
+    /**
      * The charge a pinned entry counts against capacity (excluding metadata).
      *
      * @param handle a pinned handle of this cache

@@ -185,6 +185,12 @@ public final class CheckedCache implements Cache {
         return cache.get(key0, key1, dst, offset);
     }
 
+    /** Holds no handle afterwards, so nothing to check: the wrapped cache's own read. */
+    @Override
+    public long read(long key0, long key1, ValueReader reader, long ifAbsent) {
+        return cache.read(key0, key1, reader, ifAbsent);
+    }
+
     @Override
     public long charge(long pin) {
         return cache.charge(pinOf(pin).handle);

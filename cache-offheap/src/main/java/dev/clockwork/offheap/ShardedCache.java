@@ -6,6 +6,7 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.CacheStats;
 import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.cache.ValueReader;
 import dev.clockwork.cache.hash.KeyHash;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -339,6 +340,63 @@ public abstract class ShardedCache implements Cache {
         try {
             return segment != null ? copyValue(handle, segment, offset)
                     : copyValue(handle, array, (int) offset);
+        } finally {
+            release(handle);
+        }
+    }
+
+    /**
+     * {@link Cache#read} without a reference while it can: the same seqlock read as {@link #get}
+     * ({@link #copyUnpinned}), with the reader in place of the copy. What it returned, or threw,
+     * counts only if the length word is unchanged after it; the view stays inside mapped slab
+     * memory whatever happens meanwhile (the address and length were checked to be one entry's),
+     * and the arena's scope still makes a read racing close throw.
+     */
+    @Override
+    public final long read(long key0, long key1, ValueReader reader, long ifAbsent) {
+        checkOpen();
+        Args.requireNonNull("reader", reader);
+        long h0 = KeyHash.hash0(key0, key1, hashSeed);
+        long h1 = KeyHash.hash1FromHash0(h0, key1);
+        MemorySegment all = memory.all();
+        for (int i = 0; i < UNPINNED_TRIES; i++) {
+            long token = findUnpinned(h0, h1);
+            if (token == PIN_TO_READ) {
+                break;
+            }
+            if (token == NOT_FOUND) {
+                countLookup(h0, false);
+                return ifAbsent;
+            }
+            long record = unpinnedRecord(h0, token);
+            long address = fieldAcquire(record, ValueHeader.VALUE_ADDRESS_OFFSET);
+            long word = all.get(ValueLayout.JAVA_LONG, ValueHeader.lengthWordOffset(record));
+            if ((int) (word >>> 32) != unpinnedStamp(token)) {
+                continue;
+            }
+            long result = 0;
+            RuntimeException thrown = null;
+            try {
+                result = reader.read(memory.allReadOnly().asSlice(address, (int) word));
+            } catch (RuntimeException e) {
+                thrown = e; // maybe from reading bytes of another entry: judged below
+            }
+            VarHandle.loadLoadFence(); // the reader's loads stay before the second read
+            if (all.get(ValueLayout.JAVA_LONG, ValueHeader.lengthWordOffset(record)) == word) {
+                countLookup(h0, true);
+                if (thrown != null) {
+                    throw thrown;
+                }
+                return result;
+            }
+        }
+        long handle = lookupHashed(h0, h1);
+        countLookup(h0, handle != MISS);
+        if (handle == MISS) {
+            return ifAbsent;
+        }
+        try {
+            return reader.read(value(handle));
         } finally {
             release(handle);
         }

@@ -175,17 +175,15 @@ final class Tiny {
 
     /** The label of the key and version whose bytes {@code v} holds (see {@link #read}). */
     static String labelOf(MemorySegment v) {
-        if (v.byteSize() != VALUE_BYTES) {
-            return "LEN" + v.byteSize();
+        return v.byteSize() != VALUE_BYTES ? "LEN" + v.byteSize() : nameOf(codeOf(v));
+    }
+
+    /** The label a {@link #codeOf} code stands for. */
+    private static String nameOf(long code) {
+        if (code == GARBAGE || code == WRONG_LENGTH) {
+            return code == GARBAGE ? "GARBAGE" : "WRONG_LENGTH";
         }
-        long k0 = v.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
-        long k1 = v.get(ValueLayout.JAVA_LONG_UNALIGNED, 8);
-        long ver = v.get(ValueLayout.JAVA_LONG_UNALIGNED, 16) - VERSION_BASE;
-        long key = k0 - KEY0_BASE;
-        if (key < 0 || key >= MAX_KEYS || k1 != key1((int) key) || ver < 0 || ver >= MAX_VERSIONS) {
-            return "GARBAGE";
-        }
-        return label((int) key, (int) ver);
+        return label((int) (code / MAX_VERSIONS), (int) (code % MAX_VERSIONS));
     }
 
     /**
@@ -203,6 +201,40 @@ final class Tiny {
         } catch (RuntimeException | Error e) {
             return failure(e);
         }
+    }
+
+    private static final long NOT_CACHED = -1;
+    private static final long GARBAGE = -2;
+    private static final long WRONG_LENGTH = -3;
+
+    /**
+     * {@code read(key)} with a reader that names the bytes in place ({@link #codeOf}); the label
+     * of what the caller got back, {@code MISS}, or the failure's name if it threw.
+     */
+    static String readInPlace(Cache cache, int key) {
+        try {
+            long seen = cache.read(key0(key), key1(key), Tiny::codeOf, NOT_CACHED);
+            return seen == NOT_CACHED ? "MISS" : nameOf(seen);
+        } catch (RuntimeException | Error e) {
+            return failure(e);
+        }
+    }
+
+    /**
+     * Names the bytes of a value as a number, for a {@code ValueReader} that allocates nothing:
+     * key * MAX_VERSIONS + version, or a code for garbage or a wrong length.
+     */
+    private static long codeOf(MemorySegment v) {
+        if (v.byteSize() != VALUE_BYTES) {
+            return WRONG_LENGTH;
+        }
+        long key = v.get(ValueLayout.JAVA_LONG_UNALIGNED, 0) - KEY0_BASE;
+        long k1 = v.get(ValueLayout.JAVA_LONG_UNALIGNED, 8);
+        long ver = v.get(ValueLayout.JAVA_LONG_UNALIGNED, 16) - VERSION_BASE;
+        if (key < 0 || key >= MAX_KEYS || k1 != key1((int) key) || ver < 0 || ver >= MAX_VERSIONS) {
+            return GARBAGE;
+        }
+        return key * MAX_VERSIONS + ver;
     }
 
     /**

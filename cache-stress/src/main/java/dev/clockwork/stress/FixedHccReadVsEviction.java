@@ -1,0 +1,77 @@
+package dev.clockwork.stress;
+
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
+import dev.clockwork.cache.Priority;
+import dev.clockwork.offheap.FixedHyperClockCache;
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Arbiter;
+import org.openjdk.jcstress.annotations.Description;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.LLLL_Result;
+
+/**
+ * A read in place without a reference ({@code read}, a callback on the value) races with inserts
+ * that evict its entry and reuse its slot and its value's memory.
+ *
+ * <p>Result fields: r1 what the reader's result named (the callback names the bytes it saw), r2 whether the writer's inserts were accepted,
+ * r3 whether A is still in the cache at the end, r4 accounting and close.
+ */
+@JCStressTest
+@Description("read(A) races with inserts that must evict. The cache (one shard, 4 slots, room "
+        + "for 2 entries of charge 64) starts with A and P, both BOTTOM priority; the writer "
+        + "inserts K1, K2, K3, so A is evicted and its slot and value memory handed to a newcomer "
+        + "while the reader's callback may be reading A in place. read takes no reference, so nothing "
+        + "keeps A: the callback's result must be validated afterwards and either name A's bytes "
+        + "or be thrown away and retried (then a miss).")
+@Outcome(id = "A_V0, INSERTED, A_GONE, OK", expect = ACCEPTABLE,
+        desc = "The callback read A's bytes before eviction freed A.")
+@Outcome(id = "MISS, INSERTED, A_GONE, OK", expect = ACCEPTABLE,
+        desc = "Eviction removed A before the read: a clean miss.")
+@Outcome(id = "A_V0, INSERTED, A_PRESENT, OK", expect = ACCEPTABLE_INTERESTING,
+        desc = "The read marked A used before the sweeps reached it, and A survived them.")
+@Outcome(id = "(?!A_V0|MISS).*, .*, .*, .*", expect = FORBIDDEN,
+        desc = "TORN OR FOREIGN READ: the caller got a result from bytes that are not A's (a "
+                + "newcomer's value, garbage, a wrong length) or an exception.")
+@Outcome(id = "MISS, .*, A_PRESENT, .*", expect = FORBIDDEN,
+        desc = "SPURIOUS MISS: A was never removed, so the read must have found it.")
+@Outcome(expect = FORBIDDEN,
+        desc = "Anything else: a refused insert, A's bytes wrong at the end, or accounting that "
+                + "does not add up (a read without a reference must leave none behind).")
+@State
+public class FixedHccReadVsEviction {
+    private final FixedHyperClockCache cache = Tiny.cache(Tiny.TWO_ENTRIES);
+
+    public FixedHccReadVsEviction() {
+        Tiny.insert(cache, Tiny.A, 0, Priority.BOTTOM);
+        Tiny.insert(cache, Tiny.P, 0, Priority.BOTTOM);
+    }
+
+    @Actor
+    public void reader(LLLL_Result r) {
+        r.r1 = Tiny.readInPlace(cache, Tiny.A);
+    }
+
+    @Actor
+    public void evictor(LLLL_Result r) {
+        r.r2 = Tiny.insertAll(cache, Tiny.K1, Tiny.K3);
+    }
+
+    @Arbiter
+    public void arbiter(LLLL_Result r) {
+        String seen = Tiny.peek(cache, Tiny.A);
+        r.r3 = seen == null ? "A_GONE"
+                : seen.equals(Tiny.label(Tiny.A, 0)) ? "A_PRESENT" : "A_READS_" + seen;
+        String acct;
+        try {
+            acct = Tiny.accounting(cache);
+        } catch (RuntimeException | Error e) {
+            acct = Tiny.failure(e);
+        }
+        r.r4 = Tiny.problems(acct, Tiny.close(cache));
+    }
+}
