@@ -51,6 +51,27 @@ class GetTest {
         return v;
     }
 
+    /**
+     * A writer for the read races: until {@code stop}, erases one key in four it picks among
+     * {@code keys} and inserts a new version of the others ({@link #valueOf}, charge 64), so
+     * slots and value memory are freed and reused under the readers all the time.
+     */
+    static Thread churn(ShardedCache cache, int keys, int length, AtomicBoolean stop) {
+        return new Thread(() -> {
+            var random = ThreadLocalRandom.current();
+            long version = 0;
+            while (!stop.get()) {
+                long key = random.nextInt(keys);
+                if (random.nextInt(4) == 0) {
+                    cache.erase(key, ~key);
+                } else {
+                    byte[] v = valueOf(key, ++version, length);
+                    cache.insert(key, ~key, v, 0, length, 64, Priority.LOW);
+                }
+            }
+        });
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"fixed", "auto", "lru"})
     void copiesHitsAndSaysAbsent(String type) {
@@ -144,19 +165,7 @@ class GetTest {
             AtomicLong hits = new AtomicLong();
             List<Thread> threads = new ArrayList<>();
             for (int w = 0; w < 2; w++) {
-                threads.add(new Thread(() -> {
-                    var random = ThreadLocalRandom.current();
-                    long version = 0;
-                    while (!stop.get()) {
-                        long key = random.nextInt(keys);
-                        if (random.nextInt(4) == 0) {
-                            cache.erase(key, ~key);
-                        } else {
-                            byte[] v = valueOf(key, ++version, length);
-                            cache.insert(key, ~key, v, 0, length, 64, Priority.LOW);
-                        }
-                    }
-                }));
+                threads.add(churn(cache, keys, length, stop));
             }
             for (int r = 0; r < 2; r++) {
                 threads.add(new Thread(() -> {

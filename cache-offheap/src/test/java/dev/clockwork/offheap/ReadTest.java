@@ -111,19 +111,7 @@ class ReadTest {
             AtomicLong hits = new AtomicLong();
             List<Thread> threads = new ArrayList<>();
             for (int w = 0; w < 2; w++) {
-                threads.add(new Thread(() -> {
-                    var random = ThreadLocalRandom.current();
-                    long version = 0;
-                    while (!stop.get()) {
-                        long key = random.nextInt(keys);
-                        if (random.nextInt(4) == 0) {
-                            cache.erase(key, ~key);
-                        } else {
-                            byte[] v = GetTest.valueOf(key, ++version, length);
-                            cache.insert(key, ~key, v, 0, length, 64, Priority.LOW);
-                        }
-                    }
-                }));
+                threads.add(GetTest.churn(cache, keys, length, stop));
             }
             for (int r = 0; r < 2; r++) {
                 threads.add(new Thread(() -> {
