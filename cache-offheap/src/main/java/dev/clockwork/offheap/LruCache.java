@@ -132,9 +132,8 @@ public final class LruCache extends ShardedCache {
             BuilderSettings o = settings;
             Admission admission = o.admissionFor(true);
             LruShard[] shards = makeShards(new LruShard[1 << shardBits], memory,
-                    (shard, shardCapacity, usageLimit, mem) -> new LruShard(mem.all(), mem.values, shard,
-                            shardBits, mem.stampSalt, mem.stats, mem.events, shardCapacity, usageLimit,
-                            maxChunks, o.strictCapacityLimit, o.highPriPoolRatio(),
+                    (shard, shardCapacity, usageLimit, mem) -> new LruShard(mem, shard, shardBits,
+                            shardCapacity, usageLimit, maxChunks, o.strictCapacityLimit, o.highPriPoolRatio(),
                             o.lowPriPoolRatio, o.chargeMetadata, admission));
             return new LruCache(memory, shards, o.capacity, o.hashSeed, admission);
         }

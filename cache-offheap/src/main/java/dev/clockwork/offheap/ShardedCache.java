@@ -14,6 +14,7 @@ import java.lang.invoke.VarHandle;
 import dev.clockwork.offheap.memory.CacheMemory;
 import dev.clockwork.offheap.memory.StatsCounters;
 import dev.clockwork.offheap.memory.ValueHeader;
+import dev.clockwork.offheap.shard.CallbackGuard;
 import dev.clockwork.offheap.shard.EntryHandoff;
 import dev.clockwork.offheap.shard.Shard;
 import dev.clockwork.offheap.shard.ShardSizing;
@@ -35,7 +36,13 @@ public abstract class ShardedCache implements Cache {
     private final Admission admission;
     /** {@link #newId}'s counter. */
     private final java.util.concurrent.atomic.AtomicLong ids = new java.util.concurrent.atomic.AtomicLong();
+    /** Set first by {@link #close()}: every later call that reads or changes entries throws. */
     private volatile boolean closed;
+    /** Set by the close that frees the memory, just before it does (see {@link #close()}). */
+    private boolean freed;
+    /** Held by the close that frees the memory; a second close waits for it. */
+    private final java.util.concurrent.locks.ReentrantLock closing =
+            new java.util.concurrent.locks.ReentrantLock();
     private volatile long capacity;
 
     /** {@link #visitEntry} for the shards' walks in other packages of this module. */
@@ -59,10 +66,15 @@ public abstract class ShardedCache implements Cache {
         return ShardSizing.perShardCapacity(capacity, shards, CacheOptions.MAX_USAGE / shards);
     }
 
+    /**
+     * Refuses calls on a closed cache, and calls from a user callback that runs under one of
+     * this cache's locks ({@link dev.clockwork.offheap.shard.CallbackGuard}).
+     */
     final void checkOpen() {
         if (closed) {
             throw closedCache();
         }
+        memory.callbacks.refuseIfLocked();
     }
 
     private static IllegalStateException closedCache() {
@@ -79,8 +91,9 @@ public abstract class ShardedCache implements Cache {
      * now on: stored, or freed). Returns a handle if {@code keepRef}, otherwise any non-zero
      * number when accepted; {@link #MISS} when refused. If it throws {@link OutOfMemoryError} (a
      * native allocation failed), it has neither stored the value nor changed the cache's
-     * accounting, and the caller still owns the value. The same holds for an
-     * {@link IllegalStateException}: the cache was closed before the insert could start.
+     * accounting, and the caller still owns the value. The same holds for anything else it
+     * throws: an {@link IllegalStateException} (the cache was closed before the insert could
+     * start, or a policy called back), or what the admission policy threw.
      */
     abstract long insertCopied(long h0, long h1, long valueAddress, int length, long charge,
                                Priority priority, boolean keepRef);
@@ -171,19 +184,42 @@ public abstract class ShardedCache implements Cache {
         long h0 = KeyHash.hash0(key0, key1, hashSeed);
         long h1 = KeyHash.hash1FromHash0(h0, key1);
         long handle = lookupHashed(h0, h1);
-        countLookup(h0, handle != MISS);
+        try {
+            countLookup(h0, handle != MISS);
+        } catch (Throwable t) {
+            releaseAfter(t, handle); // the policy threw: the caller gets no handle to release
+            throw t;
+        }
         return handle;
     }
 
-    /** Tells admission and the stats of a lookup's outcome. */
+    /**
+     * Tells the stats and admission of a lookup's outcome. The policy is told last: if it throws,
+     * the lookup is counted, and the caller releases what the lookup pinned.
+     */
     private void countLookup(long h0, boolean hit) {
-        admission.recordAccess(h0, hit);
         if (stats.recordLookups) {
             if (hit) {
                 stats.lookups.hit();
             } else {
                 stats.lookups.miss();
             }
+        }
+        admission.recordAccess(h0, hit);
+    }
+
+    /**
+     * Releases a handle the caller will not see, because {@code failure} is about to reach it
+     * instead; a failure of the release itself (the cache closed meanwhile) is added to it.
+     */
+    private void releaseAfter(Throwable failure, long handle) {
+        if (handle == MISS) {
+            return;
+        }
+        try {
+            release(handle);
+        } catch (RuntimeException | Error e) {
+            failure.addSuppressed(e);
         }
     }
 
@@ -333,11 +369,12 @@ public abstract class ShardedCache implements Cache {
             }
         }
         long handle = lookupHashed(h0, h1);
-        countLookup(h0, handle != MISS);
         if (handle == MISS) {
+            countLookup(h0, false);
             return ABSENT;
         }
         try {
+            countLookup(h0, true);
             return segment != null ? copyValue(handle, segment, offset)
                     : copyValue(handle, array, (int) offset);
         } finally {
@@ -375,27 +412,30 @@ public abstract class ShardedCache implements Cache {
                 continue;
             }
             long result = 0;
-            RuntimeException thrown = null;
+            Throwable thrown = null;
             try {
                 result = reader.read(memory.allReadOnly().asSlice(address, (int) word));
-            } catch (RuntimeException e) {
-                thrown = e; // maybe from reading bytes of another entry: judged below
+            } catch (Throwable e) {
+                // Maybe from reading bytes of another entry, whatever it is (an Error, a checked
+                // exception thrown sneakily): judged below like a result.
+                thrown = e;
             }
             VarHandle.loadLoadFence(); // the reader's loads stay before the second read
             if (all.get(ValueLayout.JAVA_LONG, ValueHeader.lengthWordOffset(record)) == word) {
                 countLookup(h0, true);
                 if (thrown != null) {
-                    throw thrown;
+                    throw CallbackGuard.rethrow(thrown);
                 }
                 return result;
             }
         }
         long handle = lookupHashed(h0, h1);
-        countLookup(h0, handle != MISS);
         if (handle == MISS) {
+            countLookup(h0, false);
             return ifAbsent;
         }
         try {
+            countLookup(h0, true);
             return reader.read(value(handle));
         } finally {
             release(handle);
@@ -511,16 +551,25 @@ public abstract class ShardedCache implements Cache {
             memory.values.free(address, length); // closed meanwhile, or a bad source segment
             throw e;
         }
+        long result;
         try {
-            long result = insertCopied(h0, h1, address, length, charge, priority, keepRef);
-            if (result != MISS) {
-                admission.recordInsert(charge);
-            }
-            return result;
-        } catch (OutOfMemoryError | IllegalStateException e) {
-            memory.values.free(address, length); // never stored (insertCopied's contract)
+            result = insertCopied(h0, h1, address, length, charge, priority, keepRef);
+        } catch (Throwable e) {
+            // Closed, out of native memory, or the admission policy threw: never stored
+            // (insertCopied's contract).
+            memory.values.free(address, length);
             throw e;
         }
+        if (result != MISS) {
+            try {
+                admission.recordInsert(charge);
+            } catch (Throwable e) {
+                // Stored, and stays so; but the caller gets no handle to release.
+                releaseAfter(e, keepRef ? result : MISS);
+                throw e;
+            }
+        }
+        return result;
     }
 
     // ---------------------------------------------------------------- visiting entries
@@ -565,13 +614,28 @@ public abstract class ShardedCache implements Cache {
         Args.requirePositive("capacity", capacity);
         this.capacity = capacity;
         long perShard = perShardCapacity(capacity, shards.length);
+        Throwable failure = null;
         for (Shard shard : shards) {
-            shard.setCapacity(perShard);
+            try {
+                shard.setCapacity(perShard);
+            } catch (Throwable t) {
+                // An LRU shard's policy threw when asked for its window: the shard took the
+                // capacity anyway; so do the others, and the caller then gets the exception.
+                if (failure == null) {
+                    failure = t;
+                } else {
+                    failure.addSuppressed(t);
+                }
+            }
+        }
+        if (failure != null) {
+            throw CallbackGuard.rethrow(failure);
         }
     }
 
     @Override
     public final long usage() {
+        memory.callbacks.refuseIfLocked(); // an LRU shard answers under its lock
         return ShardSizing.sumOverShards(shards, Shard::usage);
     }
 
@@ -583,11 +647,13 @@ public abstract class ShardedCache implements Cache {
 
     @Override
     public final long entryCount() {
+        memory.callbacks.refuseIfLocked();
         return ShardSizing.sumOverShards(shards, Shard::entryCount);
     }
 
     @Override
     public final boolean strictCapacityLimit() {
+        memory.callbacks.refuseIfLocked();
         return shards[0].strict();
     }
 
@@ -646,19 +712,44 @@ public abstract class ShardedCache implements Cache {
      * freed memory, and every value is freed exactly once, whether a racing insert, eviction,
      * erase or release got half way or not (tested per cache type by {@code CloseRaceTest}). A
      * value segment obtained before close must not be read after it; reading it throws as well.
+     *
+     * <p>Close returns only when every native byte is freed. A thread doing I/O on a value's
+     * {@code ByteBuffer} view (a channel write of {@code value(h).asByteBuffer()}) holds the
+     * memory for as long as that I/O takes, and close waits for it, however long (see
+     * {@link CacheMemory#closeArena}). If the closing thread is interrupted meanwhile, close
+     * throws {@link IllegalStateException} with nothing freed but the cache closed to every
+     * call, and the next {@code close()} finishes the job. A second close while one is running
+     * waits for it, except from an LRU cache's {@code EntryVisitor} (it holds a shard's lock the
+     * running close may need: it returns at once, and the visit ends, and the memory is freed,
+     * once the visitor returns).
+     *
+     * @throws IllegalStateException if called from inside an admission policy (the insert that
+     *     asked it is waiting), or if interrupted while waiting for I/O on a value view (see
+     *     above)
      */
     @Override
     public final void close() {
-        synchronized (this) {
-            if (closed) {
+        CallbackGuard.refuseIfInPolicy();
+        closed = true; // from now on every call is refused
+        if (CallbackGuard.isInsideLocked()) {
+            if (!closing.tryLock()) {
+                return; // a running close needs our lock: it finishes once we return
+            }
+        } else {
+            closing.lock();
+        }
+        try {
+            if (freed) {
                 return;
             }
-            closed = true;
+            beforeArenaClose();
+            memory.closeArena(); // waits; throws only if interrupted, freeing nothing
+            freed = true; // before the frees: whatever happens below, nothing is freed twice
+            ShardSizing.forEachShard(shards, Shard::freeAll);
+            freeOutsideShards();
+            memory.values.freeAll(); // last: the walks above leave slab blocks to their chunks
+        } finally {
+            closing.unlock();
         }
-        beforeArenaClose();
-        memory.closeArena();
-        ShardSizing.forEachShard(shards, Shard::freeAll);
-        freeOutsideShards();
-        memory.values.freeAll(); // last: the walks above leave slab blocks to their chunks
     }
 }

@@ -25,7 +25,7 @@ class LruShardTest {
     }
 
     private LruShard shard(long capacity, double high, double low, int maxRecordChunks) {
-        shard = new LruShard(memory.all(), memory.values, 0, 0, memory.stampSalt, memory.stats, memory.events, capacity,
+        shard = new LruShard(memory, 0, 0, capacity,
                 CacheOptions.MAX_USAGE, maxRecordChunks, false, high, low, false, null);
         return shard;
     }

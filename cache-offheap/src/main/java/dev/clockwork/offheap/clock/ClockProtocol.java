@@ -171,9 +171,35 @@ public abstract class ClockProtocol extends ClockSlots {
                 ? stamp : 0;
     }
 
-    /** Takes back references taken only to look (see {@link #giveBack}): no clock boost. */
+    /**
+     * Takes back references taken only to look (see {@link #giveBack}): no clock boost. If they
+     * were the last of an entry erased meanwhile, frees it, as its last release would: an erase
+     * that meets a reference only makes the entry invisible, and whoever drops the last one frees
+     * it, or nobody would (the sweep does not ask admission about an invisible entry, but
+     * counting on the sweep would leave it charged until one passes).
+     */
     final void undo(long slot, int stamp, long count) {
-        giveBack(slot, stamp, count, -ACQUIRE_ONE);
+        giveBackFreeing(slot, stamp, count, -ACQUIRE_ONE);
+    }
+
+    /**
+     * {@link #giveBack}, then the freeing half of a release: if the references given back were
+     * the last of an invisible (erased) entry, frees it ({@link #freeIfUnreferenced}). Every
+     * give-back goes through here, so that no path leaves an erased entry unreferenced and
+     * charged.
+     *
+     * @return the word before the give-back, as {@link #giveBack}
+     */
+    private long giveBackFreeing(long slot, int stamp, long count, long perReference) {
+        long before = giveBack(slot, stamp, count, perReference);
+        if (isInvisible(before)) {
+            // The add giveBack made: as many references as it found, at most count.
+            long after = before + Math.min(count, refCount(before)) * perReference;
+            if (refCount(after) == 0) {
+                freeIfUnreferenced(slot, before, after, stamp);
+            }
+        }
+        return before;
     }
 
     /**
@@ -231,10 +257,7 @@ public abstract class ClockProtocol extends ClockSlots {
      * frees it, as its last release would have.
      */
     public final void releaseOwn(long slot, int stamp) {
-        long old = giveBack(slot, stamp, 1, -ACQUIRE_ONE);
-        if (isInvisible(old) && refCount(old) == 1) {
-            freeIfUnreferenced(slot, old, old - ACQUIRE_ONE, stamp);
-        }
+        undo(slot, stamp, 1);
     }
 
     /**
@@ -495,7 +518,9 @@ public abstract class ClockProtocol extends ClockSlots {
         }
         int stamp = stampOf(slot, old); // the entry our references went to
         if (isVisible(old) && key0(slot) == h0 && key1(slot) == h1) {
-            long before = giveBack(slot, stamp, countdown, RELEASE_ONE);
+            // An erase may have made it invisible since our add: then ours may be the last
+            // references, and giving them back frees it.
+            long before = giveBackFreeing(slot, stamp, countdown, RELEASE_ONE);
             correctNearOverflow(before, slot);
             return true;
         }
@@ -588,12 +613,16 @@ public abstract class ClockProtocol extends ClockSlots {
                     LONG.weakCompareAndSetPlain(slots, slot, meta, ClockMeta.withCounters(meta, count));
             return false;
         }
-        // Ask the policy before taking. The key is read without a reference: if the slot changed
-        // meanwhile the CAS below fails, and a stale key skews only this one decision.
-        if (data.admission != null && !data.admission.admit(data.candidate, key0(slot))) {
-            // Kept: the insert fails. The candidate meets the first victim the sweep chose, as in
-            // TinyLFU; offering it several (Ristretto samples five) admits it against the least
-            // frequent of them, which measured worse on every frequency-heavy trace.
+        // Ask the policy before taking a visible entry. The key is read without a reference: if
+        // the slot changed meanwhile the CAS below fails, and a stale key skews only this one
+        // decision. An invisible entry (erased, its last reference given back before the erase
+        // could free it) is taken unasked: nobody can find it, and a policy that kept it would
+        // keep its charge for good.
+        if (isVisible(meta) && data.admission != null && !data.admits(key0(slot))) {
+            // Kept (or the policy threw): the insert fails. The candidate meets the first victim
+            // the sweep chose, as in TinyLFU; offering it several (Ristretto samples five) admits
+            // it against the least frequent of them, which measured worse on every
+            // frequency-heavy trace.
             data.rejected = true;
             return false;
         }

@@ -8,6 +8,8 @@ import static dev.clockwork.offheap.clock.SlotLayout.SLOT_BYTES;
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.offheap.CacheOptions;
 import dev.clockwork.offheap.ShardedCache;
+import dev.clockwork.offheap.admission.TinyLfu;
+import dev.clockwork.offheap.shard.CallbackGuard;
 import dev.clockwork.offheap.shard.Shard;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -62,6 +64,8 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
     public final AtomicLong standaloneUsage = new AtomicLong();
     /** Asked before each victim an insert's eviction takes; null: take them unasked. */
     private final Admission admission;
+    /** Whether {@link #admission} is the built-in TinyLFU, which never calls back (see EvictionData). */
+    private final boolean trustedPolicy;
 
     /**
      * @param rawAddress zeroed memory for {@code slotCount} slots, 64-byte aligned, owned by the
@@ -80,6 +84,7 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
         this.evictionEffortCap = context.evictionEffortCap();
         this.metadataChargePerSlot = context.chargeMetadata() ? SLOT_BYTES : 0;
         this.admission = context.admission();
+        this.trustedPolicy = admission instanceof TinyLfu;
     }
 
     /** Adds the metadata charge of {@code count} slots put to use (nothing if not charged). */
@@ -141,15 +146,43 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
      *
      * @return {@link FoundEntry} of the new entry's slot and stamp ({@code >= 0}), or one of the
      *     {@code INSERT_*} codes
+     * @throws IllegalStateException if called from inside an admission policy (this thread's
+     *     insert is asking it); and whatever the admission policy threw, with nothing stored or
+     *     charged: in both cases the caller still owns the value
      */
     public final long insert(long h0, long h1, long valueAddress, int valueLength, long charge,
                       long countdown, boolean keepRef) {
         if (charge > usageLimit) {
             return INSERT_REFUSED;
         }
+        EvictionData data = EVICTION_DATA.get();
+        if (data.busy) {
+            throw insertFromPolicy();
+        }
+        data.busy = true;
+        try {
+            long result = insert(h0, h1, valueAddress, valueLength, charge, countdown, keepRef,
+                    data.reset(admission, trustedPolicy, h0));
+            if (data.policyFailure != null) {
+                // Nothing of ours is charged or stored (a refusal): now the policy's exception.
+                throw CallbackGuard.rethrow(data.policyFailure);
+            }
+            return result;
+        } finally {
+            data.busy = false;
+        }
+    }
+
+    private static IllegalStateException insertFromPolicy() {
+        return new IllegalStateException("an Admission policy must not insert into a HyperClock"
+                + " cache: the insert that asked it is still running on this thread");
+    }
+
+    /** {@link #insert} with the thread's eviction data, reset for this insert. */
+    private long insert(long h0, long h1, long valueAddress, int valueLength, long charge,
+                        long countdown, boolean keepRef, EvictionData data) {
         long oldOccupancy = addOccupancy(1);
         boolean needEvictForOccupancy = !growIfNeeded(oldOccupancy + 1);
-        EvictionData data = EVICTION_DATA.get().reset(admission, h0);
         if (strict) {
             if (!chargeUsageStrict(charge, needEvictForOccupancy, data)) {
                 addOccupancy(-1);

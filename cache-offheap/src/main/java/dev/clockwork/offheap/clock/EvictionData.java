@@ -1,6 +1,7 @@
 package dev.clockwork.offheap.clock;
 
 import dev.clockwork.cache.admission.Admission;
+import dev.clockwork.offheap.shard.CallbackGuard;
 
 /**
  * What one eviction run has done so far: the charge and entries it freed, the pinned entries it
@@ -11,6 +12,22 @@ import dev.clockwork.cache.admission.Admission;
 final class EvictionData {
     /** The policy asked before each victim is taken, or null to take victims unasked. */
     Admission admission;
+    /**
+     * Whether the policy is the cache's own (TinyLFU), which never calls back into a cache; a
+     * user's policy is asked with the thread marked ({@link CallbackGuard#enterPolicy}).
+     */
+    boolean trustedPolicy;
+    /**
+     * What the policy threw, if it did: the run ends as if it had kept the victim, and the insert
+     * throws this once it has undone its charges ({@link ClockShard#insert}).
+     */
+    Throwable policyFailure;
+    /**
+     * Whether an insert of this thread is using this object now. Only the policy runs user code
+     * inside an insert, so an insert that finds it set was called from a policy: refused, as the
+     * run in progress would be overwritten.
+     */
+    boolean busy;
     /** The hashed key of the entry the eviction makes room for. */
     long candidate;
     /** Set when the policy kept a victim: the sweep takes nothing more and the insert fails. */
@@ -25,6 +42,8 @@ final class EvictionData {
     /** Ready for a new run, taking victims unasked. */
     EvictionData reset() {
         admission = null;
+        trustedPolicy = true;
+        policyFailure = null;
         rejected = false;
         freedCharge = 0;
         freedCount = 0;
@@ -34,11 +53,34 @@ final class EvictionData {
     }
 
     /** Ready for a new run that asks {@code policy} (if not null) before taking each victim. */
-    EvictionData reset(Admission policy, long candidateHash) {
+    EvictionData reset(Admission policy, boolean trusted, long candidateHash) {
         reset();
         admission = policy;
+        trustedPolicy = trusted;
         candidate = candidateHash;
         return this;
+    }
+
+    /**
+     * Asks the policy whether the candidate may displace {@code victimHash}. What the policy
+     * throws is kept ({@link #policyFailure}) and answered as a refusal, so that the sweep stops
+     * where it is and every slot it took is freed and counted before the exception travels on.
+     */
+    boolean admits(long victimHash) {
+        boolean untrusted = !trustedPolicy;
+        if (untrusted) {
+            CallbackGuard.enterPolicy();
+        }
+        try {
+            return admission.admit(candidate, victimHash);
+        } catch (Throwable t) {
+            policyFailure = t;
+            return false;
+        } finally {
+            if (untrusted) {
+                CallbackGuard.exitPolicy();
+            }
+        }
     }
 
     void addOwned(long slot) {

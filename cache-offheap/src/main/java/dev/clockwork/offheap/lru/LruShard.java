@@ -27,7 +27,10 @@ import dev.clockwork.offheap.memory.RecordSlab;
 import dev.clockwork.offheap.memory.ValueSlabs;
 import dev.clockwork.offheap.events.CacheEvents;
 import dev.clockwork.offheap.memory.StatsCounters;
+import dev.clockwork.offheap.shard.CallbackGuard;
 import dev.clockwork.offheap.shard.Shard;
+import dev.clockwork.offheap.admission.TinyLfu;
+import dev.clockwork.offheap.memory.CacheMemory;
 
 /**
  * One shard of the LRU cache: a hash index and one LRU list of unreferenced entries, split into
@@ -64,11 +67,25 @@ public final class LruShard extends LruList implements Shard {
      */
     private static final int VISITING = 2;
     /**
-     * Why operations must not start now: {@link #CLOSED}, {@link #VISITING}, or 0. One field, so
-     * that refusing re-entry from a visitor costs the operations nothing beyond the closed check
-     * they already made. Read and written under the lock.
+     * {@link #refused} bit: a user's admission policy is being asked with the lock held (as
+     * {@link #VISITING}: only the asking thread, re-entering, can see it).
+     */
+    private static final int ASKING_POLICY = 4;
+    /**
+     * Why operations must not start now: {@link #CLOSED}, {@link #VISITING},
+     * {@link #ASKING_POLICY}, or 0. One field, so that refusing re-entry from a callback costs the
+     * operations nothing beyond the closed check they already made. Read and written under the
+     * lock. (Calls from a callback into other shards, whose monitors this one does not guard, are
+     * refused before they lock: {@link CallbackGuard}.)
      */
     private int refused;
+    /** Marks the threads that run this cache's callbacks under a shard's lock. */
+    private final CallbackGuard callbacks;
+    /**
+     * Whether {@link #admission} is the built-in TinyLFU, which never calls back into a cache and
+     * so is asked without {@link #callbacks}' marks.
+     */
+    private final boolean trustedPolicy;
     /** Whether {@link #freeAll} has freed the memory (it waits for a visit to end, see there). */
     private boolean freed;
     private final RecordSlab slab;
@@ -108,23 +125,27 @@ public final class LruShard extends LruList implements Shard {
      * @param maxRecordChunks the most chunks its records may take ({@link RecordSlab#maxChunks})
      * @param values the cache's values, which this shard frees (evicted, erased, released)
      */
-    public LruShard(MemorySegment mem, ValueSlabs values, int shardNumber, int shardBits, long stampSalt, StatsCounters stats,
-             CacheEvents events, long capacity, long usageLimit, int maxRecordChunks, boolean strict,
-             double highRatio, double lowRatio, boolean chargeMetadata, Admission admission) {
+    public LruShard(CacheMemory memory, int shardNumber, int shardBits, long capacity,
+                    long usageLimit, int maxRecordChunks, boolean strict, double highRatio,
+                    double lowRatio, boolean chargeMetadata, Admission admission) {
         super(highRatio, lowRatio, chargeMetadata, admission != Admission.ALWAYS);
         this.admission = admission == Admission.ALWAYS ? null : admission;
-        this.values = values;
+        this.trustedPolicy = admission instanceof TinyLfu;
+        this.callbacks = memory.callbacks;
+        this.values = memory.values;
         this.shardNumber = shardNumber;
         this.usageLimit = usageLimit;
         this.shardBits = shardBits;
-        this.stats = stats;
-        this.events = events;
+        this.stats = memory.stats;
+        this.events = memory.events;
         this.strict = strict;
-        this.slab = new RecordSlab(mem, RAW, stampSalt,
+        // Asked before anything is allocated: if the policy throws, nothing is left to free.
+        double share = this.admission != null ? askWindowShare() : 0;
+        this.slab = new RecordSlab(memory.all(), RAW, memory.stampSalt,
                 (long) shardNumber << EntryStamp.LOCATION_BITS, maxRecordChunks);
         this.bucketBits = MIN_BUCKET_BITS;
         this.buckets = allocateBuckets(bucketBits);
-        setCapacity(capacity);
+        applyCapacity(capacity, share);
     }
 
     private static long allocateBuckets(int bits) {
@@ -258,6 +279,10 @@ public final class LruShard extends LruList implements Shard {
     private IllegalStateException refusal() {
         if ((refused & CLOSED) != 0) {
             return new IllegalStateException("cache is closed");
+        }
+        if ((refused & ASKING_POLICY) != 0) {
+            return new IllegalStateException("an Admission policy must not call the cache: it is"
+                    + " asked with the lock of the shard evicting for the insert held");
         }
         return new IllegalStateException("an EntryVisitor must not call the cache: forEachEntry"
                 + " holds the lock of the shard being visited");
@@ -403,38 +428,42 @@ public final class LruShard extends LruList implements Shard {
         long rejected = 0;
         boolean full = usage + charge > capacity;
         boolean refusedNew = false;
-        while (usage + charge > capacity) {
-            long victim = next(head);
-            long candidate = next(windowHead);
-            if (victim == head) {
-                if (!evictOldest()) {
-                    break;
-                }
-            } else if (candidate != windowHead
-                    && windowUsage + (intoWindow ? charge : 0) > windowCapacity) {
-                if (admission.admit(key0(candidate), key0(victim))) {
+        try {
+            while (usage + charge > capacity) {
+                long victim = next(head);
+                long candidate = next(windowHead);
+                if (victim == head) {
+                    if (!evictOldest()) {
+                        break;
+                    }
+                } else if (candidate != windowHead
+                        && windowUsage + (intoWindow ? charge : 0) > windowCapacity) {
+                    if (admits(key0(candidate), key0(victim))) {
+                        evict(victim);
+                        admitFromWindow(candidate);
+                    } else {
+                        long loserCharge = charge(candidate); // read before its record is freed
+                        evict(candidate);
+                        rejected++;
+                        events.admissionReject(this, shardNumber, loserCharge, true);
+                    }
+                } else if (!intoWindow && !replacing) {
+                    if (!admits(newKey, key0(victim))) {
+                        refusedNew = true;
+                        break;
+                    }
                     evict(victim);
-                    admitFromWindow(candidate);
                 } else {
-                    long loserCharge = charge(candidate); // read before its record is freed
-                    evict(candidate);
-                    rejected++;
-                    events.admissionReject(this, shardNumber, loserCharge, true);
+                    evict(victim);
                 }
-            } else if (!intoWindow && !replacing) {
-                if (!admission.admit(newKey, key0(victim))) {
-                    refusedNew = true;
-                    break;
-                }
-                evict(victim);
-            } else {
-                evict(victim);
+                evicted++;
             }
-            evicted++;
-        }
-        countEvictions(evicted);
-        if (rejected != 0) {
-            stats.admissionRejects.add(rejected);
+        } finally {
+            // Also when the policy threw: what was evicted before stays evicted, and counted.
+            countEvictions(evicted);
+            if (rejected != 0) {
+                stats.admissionRejects.add(rejected);
+            }
         }
         if (refusedNew) {
             return REFUSED_BY_POLICY;
@@ -443,6 +472,62 @@ public final class LruShard extends LruList implements Shard {
             trimWindow(intoWindow ? charge : 0);
         }
         return intoWindow ? INTO_WINDOW : INTO_MAIN;
+    }
+
+    /**
+     * Asks the policy whether {@code candidate} may displace {@code victim}. Between two entries
+     * of the list, under the lock: a user's policy is asked with the shard and the thread marked,
+     * so that a call it makes back into the cache is refused instead of changing the list under
+     * this eviction (or, on another shard, waiting for a lock in a cycle). What it throws ends
+     * the insert; the entries evicted so far stay evicted.
+     */
+    private boolean admits(long candidate, long victim) {
+        if (trustedPolicy) {
+            return admission.admit(candidate, victim);
+        }
+        enterCallback(ASKING_POLICY);
+        try {
+            return admission.admit(candidate, victim);
+        } finally {
+            exitCallback(ASKING_POLICY);
+        }
+    }
+
+    /**
+     * The window's share of capacity the policy asks for, in [0, 1] whatever it answers (NaN:
+     * 0): a share past 1 would make the main region's capacity negative, and an infinite one
+     * never fits a long.
+     */
+    private double askWindowShare() {
+        double share;
+        if (trustedPolicy) {
+            share = admission.windowShare();
+        } else {
+            enterCallback(ASKING_POLICY);
+            try {
+                share = admission.windowShare();
+            } finally {
+                exitCallback(ASKING_POLICY);
+            }
+        }
+        return share >= 0 ? Math.min(share, 1) : 0; // NaN fails the comparison too
+    }
+
+    /** Marks this shard and thread as running a user callback with the lock held. */
+    private void enterCallback(int kind) {
+        refused |= kind;
+        callbacks.enterLocked();
+        if (kind == ASKING_POLICY) {
+            CallbackGuard.enterPolicy();
+        }
+    }
+
+    private void exitCallback(int kind) {
+        if (kind == ASKING_POLICY) {
+            CallbackGuard.exitPolicy();
+        }
+        callbacks.exitLocked();
+        refused &= ~kind;
     }
 
     /**
@@ -639,7 +724,7 @@ public final class LruShard extends LruList implements Shard {
         checkNotClosed();
         int end = slab.freshIndex();
         int index = from;
-        refused = VISITING;
+        enterCallback(VISITING);
         try {
             for (int examined = 0; examined < maxRecords && index < end; index++) {
                 if (RecordSlab.isHeader(index)) {
@@ -660,7 +745,7 @@ public final class LruShard extends LruList implements Shard {
                 }
             }
         } finally {
-            refused &= ~VISITING;
+            exitCallback(VISITING);
             if ((refused & CLOSED) != 0 && !freed) {
                 freeMemory();
             }
@@ -674,10 +759,27 @@ public final class LruShard extends LruList implements Shard {
     /** @param capacity at most {@link #usageLimit} ({@link ShardedCache#perShardCapacity}) */
     public synchronized void setCapacity(long capacity) {
         checkNotClosed();
+        Throwable failure = null;
+        double share = windowShare;
+        if (admission != null) {
+            try {
+                share = askWindowShare();
+            } catch (Throwable t) {
+                failure = t; // the capacity is taken all the same, with the window's last share
+            }
+        }
+        applyCapacity(capacity, share);
+        if (failure != null) {
+            throw CallbackGuard.rethrow(failure);
+        }
+    }
+
+    /** Sets the capacity and the window's share, and evicts down to it. */
+    private void applyCapacity(long capacity, double share) {
         this.capacity = capacity;
         if (admission != null) {
-            windowShare = admission.windowShare();
-            setWindowShare(capacity, windowShare);
+            windowShare = share;
+            setWindowShare(capacity, share);
         } else {
             setPoolCapacities(capacity);
         }
@@ -686,7 +788,7 @@ public final class LruShard extends LruList implements Shard {
 
     /** Resizes the window and the pools if the policy has moved the window's share. */
     private void followWindowShare() {
-        double share = admission.windowShare();
+        double share = askWindowShare();
         if (share != windowShare) {
             windowShare = share;
             setWindowShare(capacity, share);

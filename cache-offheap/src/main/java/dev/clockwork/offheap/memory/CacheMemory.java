@@ -1,6 +1,7 @@
 package dev.clockwork.offheap.memory;
 
 import dev.clockwork.offheap.events.CacheEvents;
+import dev.clockwork.offheap.shard.CallbackGuard;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -24,6 +25,8 @@ public final class CacheMemory {
     public final StatsCounters stats;
     /** The cache's JFR events, and its number in them. */
     public final CacheEvents events;
+    /** Marks threads running the cache's user callbacks under a lock, and refuses their calls. */
+    public final CallbackGuard callbacks = new CallbackGuard();
     /** Every value of the cache is allocated and freed here; its chunks are freed last at close. */
     public final ValueSlabs values;
     /**
@@ -54,23 +57,46 @@ public final class CacheMemory {
         return allReadOnly;
     }
 
+    /** Longest sleep between two attempts to close an arena a thread holds, in nanoseconds. */
+    private static final long MAX_CLOSE_WAIT_NANOS = 10_000_000;
+    /** Attempts spent spinning, then yielding, before {@link #closeArena} starts to sleep. */
+    private static final int CLOSE_SPINS = 100;
+    private static final int CLOSE_YIELDS = 1_000;
+
     /**
-     * Closes the arena, waiting out threads that are inside an access at this moment (the JDK
-     * refuses to close a shared arena while a thread holds it; such accesses are short).
+     * Closes the arena, waiting for every thread that holds it: one inside a scoped access (a few
+     * nanoseconds), or an I/O call on a value's {@code ByteBuffer} view, which holds the arena
+     * for the whole read or write ({@code FileChannel.write}, a socket's {@code write}: as long as
+     * the I/O takes, which for a blocking socket is as long as its peer takes to read). It spins,
+     * then yields, then sleeps between attempts, up to {@value #MAX_CLOSE_WAIT_NANOS} ns at a
+     * time, and gives up only if interrupted.
+     *
+     * @throws IllegalStateException if the thread is interrupted while it waits (its interrupt
+     *     status is kept); the arena is then still open, and the call may be made again
      */
     public void closeArena() {
+        long sleep = 1_000;
         for (int attempt = 0; ; attempt++) {
             try {
                 arena.close();
                 return;
-            } catch (IllegalStateException busy) {
+            } catch (IllegalStateException held) {
                 if (!arena.scope().isAlive()) {
-                    return;
+                    return; // closed already
                 }
-                if (attempt > 10_000) {
-                    throw busy;
+                if (attempt < CLOSE_SPINS) {
+                    Thread.onSpinWait();
+                } else if (attempt < CLOSE_SPINS + CLOSE_YIELDS) {
+                    Thread.yield(); // a thread inside an access was descheduled: let it run
+                } else {
+                    java.util.concurrent.locks.LockSupport.parkNanos(sleep); // I/O in flight
+                    sleep = Math.min(sleep * 2, MAX_CLOSE_WAIT_NANOS);
                 }
-                Thread.onSpinWait();
+                if (Thread.currentThread().isInterrupted()) {
+                    throw new IllegalStateException("interrupted while close waited for a thread"
+                            + " that holds a value view (I/O on its ByteBuffer?); nothing is freed"
+                            + " yet: call close() again", held);
+                }
             }
         }
     }
