@@ -60,6 +60,30 @@ import java.lang.foreign.MemorySegment;
  * {@link #close()} frees all native memory; calls racing with or following close either complete
  * before the memory is freed or throw {@link IllegalStateException}, and never touch freed
  * memory; a value that a racing insert, erase or eviction was handling is freed exactly once.
+ *
+ * <h2>Callbacks</h2>
+ * An admission policy ({@link dev.clockwork.cache.admission.Admission}), an
+ * {@link EntryVisitor} and a {@link ValueReader} are the caller's code run inside a cache call.
+ * The caches in {@code dev.clockwork.offheap} do not trust them:
+ * <ul>
+ *   <li>What a callback throws (any {@link Throwable}, a checked exception thrown sneakily too)
+ *       reaches the caller of the call that ran it, after the cache has finished or undone its
+ *       own part: what the call pinned is released, the value an insert copied in is freed
+ *       unless it was stored, entries evicted before the throw stay evicted and counted, and
+ *       usage and entry counts stay exact. A {@link ValueReader}'s exception reaches the caller
+ *       only if the value was whole while the reader ran.</li>
+ *   <li>A call back into a cache from inside a callback either works or throws
+ *       {@link IllegalStateException}; it never hangs, frees twice or reads freed memory. Which
+ *       calls throw: in an LRU cache, whose visitors and policies run with a shard's lock held,
+ *       every call into that cache from its visitor or its policy (any shard: a lock taken in
+ *       the opposite order by another thread could deadlock), except {@link #close()} from a
+ *       visitor; in a HyperClock cache, an insert from inside its policy's {@code admit} (the
+ *       insert that asked is still running); and {@link #close()} from inside any admission
+ *       policy. Everything else works: a HyperClock visitor or reader, or a policy's
+ *       {@code recordAccess} and {@code recordInsert}, may call the cache, close it
+ *       included (the call that ran the callback then throws {@link IllegalStateException}).</li>
+ * </ul>
+ * The cache's own TinyLFU policy never calls back.
  */
 public interface Cache extends AutoCloseable {
 
@@ -471,15 +495,14 @@ public interface Cache extends AutoCloseable {
      * entry's shard lock. The value view and the key are valid only during the call.
      *
      * <h4>Calling back into the cache</h4>
-     * The visitor must not call this cache's methods. What happens if it does anyway: in a
-     * HyperClock cache the calls work, and an {@link #erase} of the entry being visited makes it
-     * unfindable at once but frees it only after the visitor returns (its value stays readable
-     * until then); in an LRU cache any call that needs the lock of the shard being visited
-     * (lookup, insert, erase, release, {@code setCapacity}, ...) throws
-     * {@link IllegalStateException}, and a call reaching another shard is not detected and can
-     * deadlock with a visit running in another thread. {@link #close()} from the visitor is
-     * safe in both: the visit then stops with {@link IllegalStateException} once the visitor
-     * returns.
+     * The visitor should not call this cache's methods. What happens if it does anyway (see
+     * "Callbacks" above): in a HyperClock cache the calls work, and an {@link #erase} of the entry
+     * being visited makes it unfindable at once but frees it only after the visitor returns (its
+     * value stays readable until then); in an LRU cache, which runs the visitor with a shard's
+     * lock held, every call into the cache throws {@link IllegalStateException}, whichever shard
+     * it would reach. {@link #close()} from the visitor is safe in both: the visit then stops
+     * with {@link IllegalStateException} once the visitor returns. An exception the visitor
+     * throws ends the visit and reaches the caller, with nothing left pinned.
      *
      * <h4>entriesPerLock</h4>
      * In an LRU cache, the most records (live entries or free ones) examined, and so the most
@@ -508,7 +531,15 @@ public interface Cache extends AutoCloseable {
      */
     void forEachEntry(EntryVisitor visitor, int entriesPerLock);
 
-    /** Frees every native byte the cache holds. Idempotent. */
+    /**
+     * Frees every native byte the cache holds, and returns only once it has. Idempotent. A
+     * thread still reading a value view, or doing I/O on a value's {@code ByteBuffer} view
+     * (which holds the memory for the whole read or write), is waited for.
+     *
+     * @throws IllegalStateException if called from inside an admission policy, or if the
+     *     closing thread is interrupted while it waits for I/O on a value view: the cache is then
+     *     closed to every call but not yet freed, and the next {@code close()} frees it
+     */
     @Override
     void close();
 }

@@ -30,6 +30,8 @@ import dev.clockwork.offheap.shard.ShardSizing;
 public abstract class ShardedCache implements Cache {
     final CacheMemory memory;
     final StatsCounters stats;
+    /** The memory's callback guard, read by every call's {@link #checkOpen}. */
+    private final CallbackGuard callbacks;
     /** The shards, as the loops over all of them see them; subclasses keep them typed. */
     private final Shard[] shards;
     private final long hashSeed;
@@ -53,6 +55,7 @@ public abstract class ShardedCache implements Cache {
         this.memory = memory;
         this.shards = shards;
         this.stats = memory.stats;
+        this.callbacks = memory.callbacks;
         this.capacity = capacity;
         this.hashSeed = hashSeed;
         this.admission = admission;
@@ -74,7 +77,7 @@ public abstract class ShardedCache implements Cache {
         if (closed) {
             throw closedCache();
         }
-        memory.callbacks.refuseIfLocked();
+        callbacks.refuseIfLocked();
     }
 
     private static IllegalStateException closedCache() {
@@ -635,7 +638,7 @@ public abstract class ShardedCache implements Cache {
 
     @Override
     public final long usage() {
-        memory.callbacks.refuseIfLocked(); // an LRU shard answers under its lock
+        callbacks.refuseIfLocked(); // an LRU shard answers under its lock
         return ShardSizing.sumOverShards(shards, Shard::usage);
     }
 
@@ -647,13 +650,13 @@ public abstract class ShardedCache implements Cache {
 
     @Override
     public final long entryCount() {
-        memory.callbacks.refuseIfLocked();
+        callbacks.refuseIfLocked();
         return ShardSizing.sumOverShards(shards, Shard::entryCount);
     }
 
     @Override
     public final boolean strictCapacityLimit() {
-        memory.callbacks.refuseIfLocked();
+        callbacks.refuseIfLocked();
         return shards[0].strict();
     }
 

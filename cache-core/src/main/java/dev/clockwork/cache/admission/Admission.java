@@ -34,6 +34,13 @@ import dev.clockwork.cache.CacheStats;
  * their steady-state path; {@link #recordAccess} runs on every lookup, so it must not write to
  * memory other threads write (buffer, stripe, or drop). The hit flag lets a policy tune itself
  * (TinyLFU sizes its window from the misses it sees).
+ *
+ * <p>A policy of one's own is untrusted code to the cache (see "Callbacks" in {@link Cache}):
+ * what it throws reaches the caller of the lookup or insert that asked, with the cache's
+ * accounting exact and nothing left pinned or leaked; an insert whose {@link #admit} threw is not
+ * stored. It should not call back into the cache: from {@link #admit} and {@link #windowShare}
+ * an LRU cache refuses every call and a HyperClock cache refuses inserts, and no cache may be
+ * closed from inside a policy ({@link IllegalStateException} in each case).
  */
 public interface Admission {
 
@@ -84,8 +91,8 @@ public interface Admission {
      * own recency order alone. A policy may change it as it learns the workload; caches read it
      * on each insert.
      *
-     * @return the window's share of capacity, in {@code [0, 1]} (caches do not check it); the
-     *     default is 0
+     * @return the window's share of capacity, in {@code [0, 1]}: caches read a larger value as
+     *     1, and a negative one or NaN as 0; the default is 0
      */
     default double windowShare() {
         return 0;
