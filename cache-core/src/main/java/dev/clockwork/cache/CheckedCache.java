@@ -25,16 +25,24 @@ import java.util.concurrent.atomic.AtomicLong;
  * several times slower than the cache it wraps (figures in docs/correctness.md): meant for tests,
  * debugging and soak runs, not for production.
  *
- * <p>Pin numbers are a counter passed through an odd multiplier (a bijection), so they are never
- * reused in practice and never {@link #MISS}; they mean nothing to the wrapped cache.
+ * <h2>Pins are unique in the process</h2>
+ * Pin numbers come from one counter shared by every {@code CheckedCache} in the process, passed
+ * through an odd multiplier (a bijection on 64 bits): no two pins handed out by any two instances,
+ * from any threads, are equal until the counter wraps after 2^64 pins, and none is
+ * {@link #MISS}. An instance finds only its own live pins in its map, so a pin of another
+ * {@code CheckedCache} is refused as a never-handed-out number is, before the wrapped cache is
+ * touched, even when both wrap the same cache. (A counter per instance would make every
+ * instance's first pin the same number, which another instance would accept as its own.) Pin
+ * numbers mean nothing to the wrapped cache.
  */
 public final class CheckedCache implements Cache {
     /** Odd, so that counter values map to distinct pin numbers. */
     private static final long PIN_MULTIPLIER = 0x9E37_79B9_7F4A_7C15L;
+    /** Pins handed out by every instance in the process: what makes pin numbers unique. */
+    private static final AtomicLong PIN_COUNTER = new AtomicLong();
 
     private final Cache cache;
     private final ConcurrentHashMap<Long, Pin> pins = new ConcurrentHashMap<>();
-    private final AtomicLong pinCounter = new AtomicLong();
 
     /** One pin: the wrapped cache's handle and how many references the pin holds on it. */
     private static final class Pin {
@@ -82,7 +90,7 @@ public final class CheckedCache implements Cache {
         }
         long pin;
         do {
-            pin = pinCounter.incrementAndGet() * PIN_MULTIPLIER;
+            pin = PIN_COUNTER.incrementAndGet() * PIN_MULTIPLIER;
         } while (pin == MISS);
         pins.put(pin, new Pin(handle));
         return pin;

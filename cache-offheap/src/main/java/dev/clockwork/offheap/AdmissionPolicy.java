@@ -9,8 +9,17 @@ public enum AdmissionPolicy {
     NONE,
     /**
      * TinyLFU: an insert that must evict displaces each victim only if a frequency sketch has seen
-     * the new key more often lately, so one-off keys cannot flush a hot working set. Sized from the
-     * capacity and the charges inserted; see {@code docs/design.md}, "Admission".
+     * the new key more often lately, so one-off keys cannot flush a hot working set.
+     *
+     * <p>Heap: 14 bytes per entry the sketch covers (8 of counters, 6 of ghosts that size the
+     * window), plus 8 KiB of buffers; nothing per access. The sketch never covers more entries than
+     * the cache can hold at its smallest charge (a Fixed table's occupancy limit, an Auto table's
+     * reserved slots, the records an LRU's slabs can name), nor more than 2^26. Under that bound it
+     * starts at capacity / 4096 entries, at most 4,096 (so about 64 KiB whatever the capacity,
+     * {@code Long.MAX_VALUE} included), and grows, emptied, as entries are inserted: to the
+     * entries inserted so far rounded up to a power of two (at least 4,096), but no further than
+     * capacity / the average charge inserted, the entries a full cache holds. Its counters halve
+     * every ten events per entry it covers. See {@code docs/design.md}, "Admission".
      */
     TINY_LFU
 }

@@ -125,10 +125,12 @@ public final class AutoHyperClockCache extends HyperClockCache {
             CacheMemory memory = new CacheMemory(settings.recordStats, "AutoHyperClockCache");
             CloseGate gate = new CloseGate();
             BuilderSettings o = settings;
-            Admission admission = o.admissionFor(false);
-            ClockShard[] tables = makeTables(memory, gate, admission, context -> new AutoClockTable(
-                    AutoClockTable.maxSlots(context.capacity(), o.minAvgEntryCharge,
-                            o.chargeMetadata, shardBits), context));
+            // Every shard has the same capacity, so reserves the same slots: what it can hold.
+            long shardSlots = AutoClockTable.maxSlots(perShardCapacity(o.capacity, shardCount()),
+                    o.minAvgEntryCharge, o.chargeMetadata, shardBits);
+            Admission admission = o.admissionFor(false, shardSlots << shardBits);
+            ClockShard[] tables = makeTables(memory, gate, admission,
+                    context -> new AutoClockTable(shardSlots, context));
             return new AutoHyperClockCache(memory, gate, tables, o.capacity, o.hashSeed,
                     admission);
         }

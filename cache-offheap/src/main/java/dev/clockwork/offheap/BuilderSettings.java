@@ -51,12 +51,15 @@ final class BuilderSettings {
 
     /**
      * The admission policy for the cache being built: the caller's own, or a new one of
-     * {@link #admissionPolicy} for this cache's capacity (a policy's state is per cache).
+     * {@link #admissionPolicy} for this cache's capacity (a policy's state is per cache), whose
+     * heap is bounded by {@code maxEntries}.
+     *
+     * @param maxEntries the most entries the cache can hold, at its smallest charge (all shards)
      */
-    Admission admissionFor(boolean cacheHasWindow) {
+    Admission admissionFor(boolean cacheHasWindow, long maxEntries) {
         if (admission != Admission.ALWAYS || admissionPolicy == AdmissionPolicy.NONE) {
             return admission;
         }
-        return new TinyLfu(Math.min(capacity, CacheOptions.MAX_USAGE), cacheHasWindow);
+        return new TinyLfu(Math.min(capacity, CacheOptions.MAX_USAGE), maxEntries, cacheHasWindow);
     }
 }

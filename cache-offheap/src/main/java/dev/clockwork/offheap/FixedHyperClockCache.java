@@ -174,7 +174,9 @@ public final class FixedHyperClockCache extends HyperClockCache {
             int lengthBits = tableBits();
             CacheMemory memory = new CacheMemory(settings.recordStats, "FixedHyperClockCache");
             CloseGate gate = new CloseGate();
-            Admission admission = settings.admissionFor(false);
+            // A table holds at most its occupancy limit, whatever the charges.
+            Admission admission = settings.admissionFor(false,
+                    FixedClockTable.occupancyLimit(lengthBits) << shardBits());
             ClockShard[] tables = makeTables(memory, gate, admission,
                     context -> new FixedClockTable(lengthBits, context));
             return new FixedHyperClockCache(memory, gate, tables, settings.capacity,

@@ -130,7 +130,9 @@ public final class LruCache extends ShardedCache {
             int shardBits = shardBits();
             int maxChunks = RecordSlab.maxChunks(shardBits);
             BuilderSettings o = settings;
-            Admission admission = o.admissionFor(true);
+            // A shard holds at most the records its slab can name.
+            Admission admission = o.admissionFor(true,
+                    (long) maxChunks * RecordSlab.RECORDS_PER_CHUNK << shardBits);
             LruShard[] shards = makeShards(new LruShard[1 << shardBits], memory,
                     (shard, shardCapacity, usageLimit, mem) -> new LruShard(mem, shard, shardBits,
                             shardCapacity, usageLimit, maxChunks, o.strictCapacityLimit, o.highPriPoolRatio(),

@@ -61,6 +61,11 @@ public abstract class ShardedCache implements Cache {
         this.admission = admission;
     }
 
+    /** The admission policy the cache was built with, for tests and diagnostics. */
+    final Admission admission() {
+        return admission;
+    }
+
     /**
      * Capacity of each of {@code shards} shards (a power of two): the total split evenly, rounded
      * up, but at most the shard's share of {@link CacheOptions#MAX_USAGE}.

@@ -11,11 +11,13 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.CheckedCache;
 import dev.clockwork.cache.Priority;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -23,7 +25,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * {@link CheckedCache} refuses what a cache with a shared reference count cannot: a second
  * release of a handle while another caller also holds its entry. Each case first shows the
  * wrapped cache accepting the misuse (so the test proves the checked mode adds something), then
- * the checked cache refusing it with the other holder's reference intact.
+ * the checked cache refusing it with the other holder's reference intact. A pin is also refused
+ * by every {@code CheckedCache} but the one that handed it out, even over the same cache.
  */
 class CheckedCacheTest {
     enum Type {
@@ -135,5 +138,117 @@ class CheckedCacheTest {
         assertEquals(8, checked.valueSize(other));
         checked.release(other);
         assertEquals(0, checked.pinnedUsage());
+    }
+
+    /**
+     * Every way a pin can be used, on {@code checked}: each must throw, as the pin is not one of
+     * its own, before the wrapped cache is touched.
+     */
+    private static void assertRefused(CheckedCache checked, long pin) {
+        List<Executable> uses = List.of(
+                () -> checked.release(pin),
+                () -> checked.release(pin, true),
+                () -> checked.ref(pin),
+                () -> checked.value(pin),
+                () -> checked.valueSize(pin),
+                () -> checked.copyValue(pin, new byte[VALUE.length], 0),
+                () -> checked.charge(pin));
+        for (Executable use : uses) {
+            assertThrows(IllegalStateException.class, use, "pin " + pin);
+        }
+    }
+
+    /**
+     * Two checked caches, over the same cache or over two: each refuses the other's pin (the
+     * first pin of each, which a counter per instance would make the same number) and the wrapped
+     * cache's own handle, and nothing changes: both pins keep their reference.
+     */
+    @ParameterizedTest
+    @EnumSource(Type.class)
+    void aPinOfAnotherCheckedCacheIsRefusedAndChangesNothing(Type type) {
+        Cache shared = track(type.build.get());
+        assertPinsAreNotShared(new CheckedCache(shared), new CheckedCache(shared));
+        assertPinsAreNotShared(new CheckedCache(track(type.build.get())),
+                new CheckedCache(track(type.build.get())));
+    }
+
+    private static void assertPinsAreNotShared(CheckedCache a, CheckedCache b) {
+        put(a, 5);
+        if (b.cache() != a.cache()) {
+            put(b, 5);
+        }
+        long raw = a.cache().lookup(5, ~5L);
+        long pinA = a.lookup(5, ~5L);
+        long pinB = b.lookup(5, ~5L);
+        long pinnedA = a.cache().pinnedUsage();
+        long pinnedB = b.cache().pinnedUsage();
+
+        assertRefused(b, pinA);
+        assertRefused(a, pinB);
+        assertRefused(a, raw);
+
+        assertEquals(pinnedA, a.cache().pinnedUsage(), "a's entry keeps every reference");
+        assertEquals(pinnedB, b.cache().pinnedUsage(), "b's entry keeps every reference");
+        assertEquals(1, a.outstandingPins());
+        assertEquals(1, b.outstandingPins());
+        assertEquals(VALUE.length, a.valueSize(pinA), "a's pin still works on a");
+        assertEquals(VALUE.length, b.valueSize(pinB), "b's pin still works on b");
+        assertFalse(a.release(pinA));
+        assertFalse(b.release(pinB));
+        a.cache().release(raw);
+        assertEquals(0, a.cache().pinnedUsage());
+        assertEquals(0, b.cache().pinnedUsage());
+    }
+
+    /**
+     * Two threads take pins from two checked caches over one cache at once: no pin number is
+     * handed out twice, and neither cache accepts a pin of the other.
+     */
+    @ParameterizedTest
+    @EnumSource(Type.class)
+    void racingCheckedCachesNeverHandOutTheSamePin(Type type) throws Exception {
+        Cache shared = track(type.build.get());
+        put(shared, 6);
+        CheckedCache a = new CheckedCache(shared);
+        CheckedCache b = new CheckedCache(shared);
+        int pinsEach = 500;
+        long[] pinsA = new long[pinsEach];
+        long[] pinsB = new long[pinsEach];
+        CountDownLatch start = new CountDownLatch(1);
+        Thread ta = Thread.ofPlatform().start(() -> lookUpAfter(start, a, pinsA));
+        Thread tb = Thread.ofPlatform().start(() -> lookUpAfter(start, b, pinsB));
+        start.countDown();
+        ta.join();
+        tb.join();
+
+        long[] all = new long[2 * pinsEach];
+        System.arraycopy(pinsA, 0, all, 0, pinsEach);
+        System.arraycopy(pinsB, 0, all, pinsEach, pinsEach);
+        assertEquals(all.length, Arrays.stream(all).distinct().count(), "a pin handed out twice");
+        for (int i = 0; i < pinsEach; i++) {
+            long pin = pinsA[i];
+            assertThrows(IllegalStateException.class, () -> b.valueSize(pin));
+            long theirs = pinsB[i];
+            assertThrows(IllegalStateException.class, () -> a.release(theirs));
+        }
+        assertEquals(pinsEach, a.outstandingPins());
+        assertEquals(pinsEach, b.outstandingPins());
+        for (int i = 0; i < pinsEach; i++) {
+            a.release(pinsA[i]);
+            b.release(pinsB[i]);
+        }
+        assertEquals(0, shared.pinnedUsage());
+    }
+
+    private static void lookUpAfter(CountDownLatch start, CheckedCache checked, long[] pins) {
+        try {
+            start.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        for (int i = 0; i < pins.length; i++) {
+            pins[i] = checked.lookup(6, ~6L);
+        }
     }
 }

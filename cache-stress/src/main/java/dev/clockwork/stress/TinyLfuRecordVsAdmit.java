@@ -30,7 +30,7 @@ import org.openjdk.jcstress.infra.results.ZL_Result;
 public class TinyLfuRecordVsAdmit {
     private static final long VICTIM = 0x9E37_79B9_7F4A_7C15L;
     private static final long CANDIDATE = 0xC2B2_AE3D_27D4_EB4FL;
-    private final TinyLfu policy = new TinyLfu(1, false);
+    private final TinyLfu policy = new TinyLfu(1, 1, false);
 
     @Actor
     public void recorder() {

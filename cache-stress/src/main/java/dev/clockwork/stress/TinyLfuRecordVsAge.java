@@ -30,7 +30,7 @@ import org.openjdk.jcstress.infra.results.LL_Result;
 @State
 public class TinyLfuRecordVsAge {
     private static final long KEY = 0x9E37_79B9_7F4A_7C15L;
-    private final TinyLfu policy = new TinyLfu(1, false);
+    private final TinyLfu policy = new TinyLfu(1, 1, false);
 
     @Actor
     public void recorder1() {

@@ -13,16 +13,23 @@ package dev.clockwork.offheap.admission;
  * seen once never reach the counters. Counters saturate at 15.
  *
  * <h2>Aging</h2>
- * After {@link #sampleSize} recorded events every counter is halved and the doorkeeper cleared, so
- * the sketch forgets the distant past (the "reset" of TinyLFU): frequency is measured over a
- * window proportional to the cache's entry count.
+ * After {@link #sampleSize} recorded events, {@value #SAMPLE_PER_ENTRY} per entry the sketch is
+ * sized for ({@link #entries}, after the {@link #MAX_ENTRIES} cap), every counter is halved and
+ * the doorkeeper cleared, so the sketch forgets the distant past (the "reset" of TinyLFU):
+ * frequency is measured over a window proportional to the entries the sketch covers.
  *
- * <h2>Trade-offs</h2>
- * Sized by the entry count rounded down to a power of two: eight counters per entry (4 bytes) and
- * 32 doorkeeper bits (4 bytes), at most 8 bytes per entry. Half of Caffeine's sixteen
- * counters per entry, which the doorkeeper makes up for by keeping one-hit keys out of them. Not thread-safe: one writer at a
- * time ({@link TinyLfu} records under its drain lock); estimates may be read racily (a stale
- * counter only skews one admission decision; a {@code long} is never torn).
+ * <h2>Size</h2>
+ * Fixed at construction: {@link TinyLfu} grows a sketch by replacing it with a larger, empty one,
+ * so the arrays and the sample size never change under a reader. Eight counters per entry (4
+ * bytes) and 32 doorkeeper bits (4 bytes), at most 8 bytes per entry, with no power-of-two
+ * rounding (blocks and bits are picked by multiply-shift range reduction); at least one block.
+ * Half of Caffeine's sixteen counters per entry, which the doorkeeper makes up for by keeping
+ * one-hit keys out of them.
+ *
+ * <h2>Threads</h2>
+ * Not thread-safe: one writer at a time ({@link TinyLfu} records under its drain lock);
+ * estimates may be read racily (a stale counter only skews one admission decision; a
+ * {@code long} is never torn).
  *
  * <p>The key is the cache's hashed key, already well mixed; the sketch spreads it once more with
  * a multiply so that the bits picking a block are independent of those picking counters.
@@ -47,6 +54,7 @@ final class FrequencySketch {
     /** Entries a sketch is sized for at most: 2^31 doorkeeper bits, 2^27 longs of counters. */
     static final long MAX_ENTRIES = 1L << 26;
 
+    private final long entries;
     private final long[] table;
     private final int blocks;
     private final long[] doorkeeper;
@@ -54,16 +62,24 @@ final class FrequencySketch {
     private final long sampleSize;
     private long events;
 
-    /** A sketch for a cache holding about {@code entries} entries (at least 1). */
+    /**
+     * A sketch for a cache holding about {@code entries} entries, taken as at least 1 and at most
+     * {@link #MAX_ENTRIES}; the sample size follows the entries taken, so a capped sketch ages.
+     */
     FrequencySketch(long entries) {
-        long sized = Math.max(1, Math.min(entries, MAX_ENTRIES));
+        this.entries = Math.max(1, Math.min(entries, MAX_ENTRIES));
         // Eight counters per entry, in whole blocks of 128: at least one block.
-        this.blocks = (int) Math.max(1, sized * COUNTERS_PER_ENTRY / COUNTERS_PER_BLOCK);
+        this.blocks = (int) Math.max(1, this.entries * COUNTERS_PER_ENTRY / COUNTERS_PER_BLOCK);
         this.table = new long[blocks * BLOCK_LONGS];
-        int doorkeeperLongs = (int) Math.max(1, sized * DOORKEEPER_BITS_PER_ENTRY / 64);
+        int doorkeeperLongs = (int) Math.max(1, this.entries * DOORKEEPER_BITS_PER_ENTRY / 64);
         this.doorkeeper = new long[doorkeeperLongs];
         this.doorkeeperBits = doorkeeperLongs * 64;
-        this.sampleSize = Math.max(SAMPLE_PER_ENTRY, SAMPLE_PER_ENTRY * entries);
+        this.sampleSize = SAMPLE_PER_ENTRY * this.entries;
+    }
+
+    /** The entries this sketch is sized for: its argument, capped. */
+    long entries() {
+        return entries;
     }
 
     /** Bytes this sketch holds (its two arrays). */

@@ -34,12 +34,41 @@ import java.lang.invoke.VarHandle;
  * of {@value #MAX_BIAS}, the bias that admits everything, so that a recency workload, whose
  * window grows, is admitted more freely.
  *
- * <h2>Sizing</h2>
- * A byte capacity does not say how many entries the cache holds: the sketch starts sized for
- * capacity / {@value #FIRST_GUESS_CHARGE} entries and is rebuilt (empty) for
- * capacity / average charge whenever the charges inserted so far say the cache holds more than
- * twice the entries it was sized for. Heap: the sketch's 8 bytes and the tuner's 6 bytes per entry
- * of capacity, plus 8 KiB of buffers; allocated at construction and on those rebuilds only.
+ * <h2>Sizing: bounded by what the cache can hold, grown as it fills</h2>
+ * The sketch and the tuner cover {@link #sketchEntries} entries, 14 bytes of heap each (8 of
+ * sketch, 6 of ghosts). Invariant: never more than {@link #entryLimit()}, the entries the cache
+ * can hold at its smallest charge as its builder knows them (a Fixed table's occupancy limit, an
+ * Auto table's reservation of slots, the records an LRU's slabs can name), capped at
+ * {@link FrequencySketch#MAX_ENTRIES}; so the heap follows what the cache can store, never its
+ * capacity ({@code Long.MAX_VALUE} included). Within that bound, the sketch is sized at
+ * construction, and on each insert that calls for more, for the least of:
+ * <ul>
+ *   <li>the entry limit;
+ *   <li>capacity / average charge inserted (capacity / {@value #FIRST_GUESS_CHARGE} before the
+ *   first insert): the entries the cache holds when full, as the charges tell;
+ *   <li>the entries inserted so far rounded up to a power of two, and at least
+ *   {@value #INITIAL_ENTRIES}: the entries the cache may hold now.
+ * </ul>
+ * So it starts small, doubles as the cache fills, and stays put once the cache is full. It never
+ * shrinks, and it grows only for at least 1/{@value #GROWTH_STEP_DIVISOR} more entries than it
+ * covers, so that a wobbling average charge does not reset it for a few entries.
+ *
+ * <p>A grow replaces the sketch and the tuner with empty ones (the window's share is kept), as
+ * Caffeine's {@code ensureCapacity} does, rather than copying counts: the sketch keeps no keys,
+ * and a key's counters move when the table does. Growth happens mostly while the cache fills,
+ * before eviction asks for admission, and a bounded number of times (at most
+ * log2({@link FrequencySketch#MAX_ENTRIES} / {@value #INITIAL_ENTRIES}) = 14 doublings, plus
+ * a step each time a falling average charge raises the full-cache estimate by an eighth), so
+ * little history is lost.
+ *
+ * <p>Growing is thread-safe: the grow runs on an inserting thread that takes the drain lock at
+ * once (else a later insert does it), and drains, the sketch's only writers, hold the same lock,
+ * so none writes to a sketch being replaced or pairs a sketch with a tuner of another size. Both
+ * are published through volatile fields, whole: a sketch's arrays and sample size are final.
+ * {@link #admit} reads them racily; an estimate from the sketch just replaced skews one decision,
+ * a ghost added to the tuner just replaced is lost evidence. The arrays are allocated at
+ * construction and on those grows only, never per access: {@link #recordAccess} is unchanged by
+ * the sizing and allocates nothing.
  */
 public final class TinyLfu implements Admission {
     /** Buffers; a power of two, a few per core of a large machine. */
@@ -53,6 +82,16 @@ public final class TinyLfu implements Admission {
     private static final int FIRST_RECORD = 2;
     /** The first guess at the average charge, until inserts tell: a small database block. */
     static final long FIRST_GUESS_CHARGE = 4096;
+    /**
+     * Entries the sketch covers at least (when the cache can hold that many) before the inserts
+     * call for more: 56 KiB of sketch and tuner, so a small cache is sized once, by its charges.
+     */
+    public static final long INITIAL_ENTRIES = 4096;
+    /**
+     * A grow is made only for at least 1/this more entries than the sketch covers: a wobbling
+     * average charge must not reset the sketch for a few entries.
+     */
+    static final long GROWTH_STEP_DIVISOR = 8;
     static final int HASH_FLOODING_FLOOR = 6;
     /** A bias that admits every candidate: estimates are at most 16. */
     static final int MAX_BIAS = 17;
@@ -71,6 +110,8 @@ public final class TinyLfu implements Admission {
     }
 
     private final long capacity;
+    /** Most entries the sketch covers: what the cache can hold, capped for the sketch. */
+    private final long entryLimit;
     /** The cache has no window of its own: a bias stands in for it in {@link #admit}. */
     private final boolean emulateWindow;
     /** The stripes, {@link #STRIDE} longs each, plus one stride of padding in front. */
@@ -78,11 +119,10 @@ public final class TinyLfu implements Admission {
     /** 1 while a thread drains into (or rebuilds) the sketch. */
     @SuppressWarnings("unused") // through DRAINING
     private volatile int draining;
-    /** Replaced only under the drain lock; read racily by estimates. */
+    /** Replaced (grown) only under the drain lock; read racily by estimates. */
     private volatile FrequencySketch sketch;
-    /** Replaced with the sketch, under the drain lock. */
+    /** Replaced with the sketch, for as many entries, under the drain lock. */
     private volatile WindowTuner tuner;
-    private long sketchEntries;
     // Racy sums of what was inserted, for sizing: an estimate, so lost updates do no harm.
     private long insertedCount;
     private long insertedCharge;
@@ -90,17 +130,21 @@ public final class TinyLfu implements Admission {
     private long coin = 0x2545_F491_4F6C_DD1DL;
 
     /**
-     * A policy for a cache of {@code capacity} bytes (or entries, with charge 1 each).
+     * A policy for a cache of {@code capacity} bytes (or entries, with charge 1 each) that can
+     * hold at most {@code maxEntries} entries; its heap is bounded by the latter (see "Sizing").
      *
+     * @param capacity the cache's capacity, in the unit of its charges
+     * @param maxEntries the most entries the cache can hold, at its smallest charge
      * @param cacheHasWindow whether the cache keeps the window itself ({@link #windowShare});
      *     if not, {@link #admit} biases decisions towards the candidate instead
      */
-    public TinyLfu(long capacity, boolean cacheHasWindow) {
+    public TinyLfu(long capacity, long maxEntries, boolean cacheHasWindow) {
         this.capacity = Math.max(1, capacity);
+        this.entryLimit = Math.max(1, Math.min(maxEntries, FrequencySketch.MAX_ENTRIES));
         this.emulateWindow = !cacheHasWindow;
-        this.sketchEntries = Math.max(1, this.capacity / FIRST_GUESS_CHARGE);
-        this.sketch = new FrequencySketch(sketchEntries);
-        this.tuner = new WindowTuner(sketchEntries, WindowTuner.FIRST_SHARE);
+        long entries = entriesWanted(FIRST_GUESS_CHARGE, 0);
+        this.sketch = new FrequencySketch(entries);
+        this.tuner = new WindowTuner(entries, WindowTuner.FIRST_SHARE);
     }
 
     // ---------------------------------------------------------------- recording
@@ -209,20 +253,42 @@ public final class TinyLfu implements Admission {
     public void recordInsert(long charge) {
         long count = ++insertedCount;
         long sum = insertedCharge += Math.max(1, charge);
-        long entries = capacity / Math.max(1, sum / count);
-        if (entries > 2 * sketchEntries && tryLock()) {
+        long wanted = entriesWanted(Math.max(1, sum / count), count);
+        if (worthGrowing(wanted, sketch.entries()) && tryLock()) {
             try {
-                resize(entries);
+                grow(wanted);
             } finally {
                 unlock();
             }
         }
     }
 
-    /** Under the lock: a new, empty sketch for {@code entries}, unless one that large exists. */
-    private void resize(long entries) {
-        if (entries > 2 * sketchEntries) {
-            sketchEntries = entries;
+    /**
+     * The entries the sketch should cover (see "Sizing"): the inserted count rounded up to a
+     * power of two, at least {@link #INITIAL_ENTRIES}, but at most the entries of the average
+     * charge that fill the capacity and at most {@link #entryLimit}.
+     */
+    private long entriesWanted(long averageCharge, long inserted) {
+        long full = Math.max(1, capacity / averageCharge);
+        long filling = Math.max(INITIAL_ENTRIES, roundUpToPowerOfTwo(inserted));
+        return Math.min(entryLimit, Math.min(full, filling));
+    }
+
+    private static long roundUpToPowerOfTwo(long n) {
+        return n <= 1 ? 1 : Long.highestOneBit(n - 1) << 1;
+    }
+
+    /** Whether {@code wanted} entries are enough more than {@code covered} to rebuild for. */
+    private static boolean worthGrowing(long wanted, long covered) {
+        return wanted >= covered + Math.max(1, covered / GROWTH_STEP_DIVISOR);
+    }
+
+    /**
+     * Under the lock: a new, empty sketch and tuner for {@code entries}, unless the sketch has
+     * grown meanwhile (see "Sizing" for why this is safe against drains and admits).
+     */
+    private void grow(long entries) {
+        if (worthGrowing(entries, sketch.entries())) {
             sketch = new FrequencySketch(entries);
             tuner = new WindowTuner(entries, tuner.share());
         }
@@ -233,9 +299,27 @@ public final class TinyLfu implements Admission {
         return sketch.bytes() + tuner.bytes() + 8L * buffers.length;
     }
 
-    /** The entry count the sketch is sized for now. */
+    /**
+     * The entry count the sketch and the tuner are sized for now.
+     *
+     * @return between 1 and {@link #entryLimit()}; grows with the entries inserted
+     */
     public long sketchEntries() {
-        return sketchEntries;
+        return sketch.entries();
+    }
+
+    /**
+     * The most entries the sketch will ever be sized for.
+     *
+     * @return the cache's bound on the entries it holds, capped at 2^26
+     */
+    public long entryLimit() {
+        return entryLimit;
+    }
+
+    /** Events between agings of the current sketch: ten per entry it is sized for. */
+    long sampleSize() {
+        return sketch.sampleSize();
     }
 
     /** The sketch's estimate for a key, 0..16, for tests and diagnostics; drains nothing. */
