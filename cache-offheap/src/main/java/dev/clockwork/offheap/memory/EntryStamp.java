@@ -54,26 +54,34 @@ import dev.clockwork.cache.hash.KeyHash;
  *
  * <h2>Handles</h2>
  * <pre>
- *   63  62   61 ................ 40   39 ............................... 0
- *  | 0 | K |  check (22 bits)      |  location (40 bits)                 |
+ *   63   62 ......................... 32   31   30 ......................... 0
+ *  | 0 |  check: generation (31 bits)   | K  |  location (31 bits)          |
  * </pre>
- * K is the kind bit the cache type gives meaning to (HyperClock: a standalone entry); the
- * location names the slot (and its shard) in a way each cache type defines; the check is the low
- * {@value #CHECK_BITS} bits of the stamp the entry was given. A handle is accepted only if its
- * slot's stamp is odd and agrees with the check in those bits. So a handle is accepted for:
+ * K is the kind bit the cache type gives meaning to (HyperClock: a table entry); the location
+ * names the slot (and its shard) in a way each cache type defines; the check is the generation
+ * of the stamp the entry was given. A handle is accepted only if its slot's stamp is odd and its
+ * generation is the check. So a handle is accepted for:
  * <ul>
  *   <li>its own entry, still in the slot: always;</li>
  *   <li>its entry freed and the slot empty: never (the stamp is even);</li>
- *   <li>a later entry in the same slot: never among the next 511 (their tags, inside the
- *       check, differ), then with probability 2^-21 per entry on average;</li>
- *   <li>any other slot's entry (a made-up handle, any bit of a live one changed): with
- *       probability 2^-21 per entry it meets, the chance that two unrelated odd 22-bit values
- *       are equal;</li>
- *   <li>a handle of an empty slot, or a check bit flipped while the entry is there: never.</li>
+ *   <li>a later entry in the same slot (a stale handle): never within the 2^31 - 1 entries that
+ *       follow its own, then once per 2^31;</li>
+ *   <li>any other slot's entry, another cache's, a made-up number, a live handle with a
+ *       location bit changed: with probability about 2^-31 per entry it meets (the other
+ *       slot's generations follow its seed, which the salt makes independent of this one's);</li>
+ *   <li>a live handle with a check bit changed: never while its entry is there, then by one
+ *       entry of the slot's 2^31.</li>
  * </ul>
- * The check is odd, so no handle is {@link dev.clockwork.cache.Cache#MISS} (0).
+ * The check is 31 bits, not 32: 32 generations would need L outside the stamp, and the only
+ * spare bit in the word the value path reads with the stamp is the value length's sign, which
+ * every reader and writer of the length would have to mask.
+ *
+ * <p>No handle is {@link dev.clockwork.cache.Cache#MISS} (0): each has K or a location other
+ * than 0 (HyperClock table handles have K; records are numbered from 1, index 0 being a slab
+ * chunk's header). And none is negative: the sign bit is 0.
  *
  * <h2>Cost</h2>
+ * Checking a handle is a shift, a compare and a test of L, as before the check was widened.
  * Taking a slot costs a hash of the salt and identity, {@code B^-1} and {@code B} (a 22-bit mix
  * each: two multiplies and three xor-shifts, plus a multiply for {@code spread}) and two
  * compares; no loop.
@@ -120,15 +128,16 @@ public final class EntryStamp {
     // ---------------------------------------------------------------- handle fields
 
     /** Bits of the location field: a slot or record and its shard. */
-    public static final int LOCATION_BITS = 40;
+    public static final int LOCATION_BITS = 31;
     static final long LOCATION_MASK = (1L << LOCATION_BITS) - 1;
-    /** Bits of a stamp a handle carries. */
-    public static final int CHECK_BITS = 22;
-    private static final int CHECK_MASK = (1 << CHECK_BITS) - 1;
     /** The kind bit (see the class comment). */
-    public static final long KIND = 1L << 62;
-    /** Every bit a handle of either kind may have set. */
-    private static final long HANDLE_BITS = KIND | ((long) CHECK_MASK << LOCATION_BITS)
+    public static final long KIND = 1L << LOCATION_BITS;
+    /** Where a handle's check starts. */
+    public static final int CHECK_SHIFT = LOCATION_BITS + 1;
+    /** Bits of a handle's check: the whole generation. */
+    public static final int CHECK_BITS = GENERATION_BITS;
+    /** Every bit a handle of either kind may have set: all but the sign. */
+    private static final long HANDLE_BITS = ((long) GENERATION_MASK << CHECK_SHIFT) | KIND
             | LOCATION_MASK;
 
     private EntryStamp() {
@@ -264,13 +273,19 @@ public final class EntryStamp {
 
     // ---------------------------------------------------------------- handles
 
-    /** The handle naming the entry a slot with {@code stamp} (odd) holds. */
+    /**
+     * The handle naming the entry a slot with {@code stamp} (odd) holds.
+     *
+     * @param kind 0 or {@link #KIND}; with location 0 it must be {@link #KIND}, or the handle
+     *     could be {@link dev.clockwork.cache.Cache#MISS}
+     */
     public static long handle(long kind, long location, int stamp) {
         assert isLive(stamp) && (location & ~LOCATION_MASK) == 0 && (kind & ~KIND) == 0;
-        return kind | ((long) (stamp & CHECK_MASK) << LOCATION_BITS) | location;
+        assert (kind | location) != 0 : "a handle of kind 0 and location 0 could be MISS";
+        return ((long) (stamp >>> 1) << CHECK_SHIFT) | kind | location;
     }
 
-    /** Whether a number has a handle's shape: no bit outside the fields. */
+    /** Whether a number has a handle's shape: no bit outside the fields (the sign bit clear). */
     public static boolean isWellFormed(long handle) {
         return (handle & ~HANDLE_BITS) == 0;
     }
@@ -285,7 +300,6 @@ public final class EntryStamp {
 
     /** Whether a handle names the entry of a slot whose stamp is {@code stamp}. */
     public static boolean names(long handle, int stamp) {
-        return isLive(stamp) && ((int) (handle >>> LOCATION_BITS) & CHECK_MASK)
-                == (stamp & CHECK_MASK);
+        return isLive(stamp) && handle >>> CHECK_SHIFT == stamp >>> 1;
     }
 }

@@ -220,6 +220,38 @@ class EntryStampTest {
         return true;
     }
 
+    // ---------------------------------------------------------------- handles
+
+    @Test
+    void aHandleNamesItsOwnEntryOnly() {
+        SplittableRandom random = new SplittableRandom(31);
+        for (int i = 0; i < 100_000; i++) {
+            int stamp = random.nextInt() | 1;
+            long location = random.nextLong() & EntryStamp.LOCATION_MASK;
+            long kind = random.nextBoolean() || location == 0 ? EntryStamp.KIND : 0;
+            long handle = EntryStamp.handle(kind, location, stamp);
+            assertTrue(handle > 0, "handles are positive: " + Long.toHexString(handle));
+            assertTrue(EntryStamp.isWellFormed(handle));
+            assertEquals(location, EntryStamp.location(handle));
+            assertEquals(kind != 0, EntryStamp.isKind(handle));
+            assertTrue(EntryStamp.names(handle, stamp));
+            assertFalse(EntryStamp.names(handle, EntryStamp.dead(stamp)), "freed");
+            int other = random.nextInt() | 1;
+            assertEquals(other == stamp, EntryStamp.names(handle, other));
+            for (int bit = 0; bit < EntryStamp.CHECK_BITS; bit++) {
+                long changed = handle ^ (1L << (EntryStamp.CHECK_SHIFT + bit));
+                assertFalse(EntryStamp.names(changed, stamp), "check bit " + bit + " changed");
+            }
+            assertFalse(EntryStamp.isWellFormed(handle | Long.MIN_VALUE));
+            assertFalse(EntryStamp.names(handle | Long.MIN_VALUE, stamp));
+        }
+        // The check is the whole generation: stamps that differ only in bit 31 are told apart.
+        long high = EntryStamp.handle(EntryStamp.KIND, 0, 0x8000_0001);
+        assertFalse(EntryStamp.names(high, 1));
+        assertTrue(EntryStamp.names(high, 0x8000_0001));
+        assertNotEquals(0, EntryStamp.handle(EntryStamp.KIND, 0, 1), "MISS is no handle");
+    }
+
     // ---------------------------------------------------------------- helpers
 
     private static int order(int count) {
