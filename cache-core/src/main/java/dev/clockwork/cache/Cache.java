@@ -19,15 +19,17 @@ import java.lang.foreign.MemorySegment;
  *
  * <h2>Misuse</h2>
  * Misused handles are refused with an exception and change nothing: no call sequence crashes the
- * JVM, frees memory twice, or hands a caller another key's bytes. Every handle carries a 22-bit
- * check of the stamp its entry's slot was given, drawn per slot and per cache, which moves on
- * whenever the slot takes or frees an entry; every use compares it, and reads through a handle
- * compare it again after reading, so an entry freed in between throws instead of returning
- * freed memory. What is refused, and with what certainty:
+ * JVM, frees memory twice, or hands a caller another key's bytes. Every handle carries a 31-bit
+ * check: the generation its entry's slot was given, which moves on whenever the slot takes an
+ * entry, through all 2^31 generations in an order drawn per slot and per cache; every use
+ * compares it with the slot's, and reads through a handle compare it again after reading, so an
+ * entry freed in between throws instead of returning freed memory. What is refused, and with
+ * what certainty:
  * <ul>
- *   <li>a handle whose entry was freed: always, until its slot has been reused 2^21 times;</li>
+ *   <li>a handle whose entry was freed: always, until its slot has been reused 2^31 times;</li>
  *   <li>a made-up number, another cache's handle, a handle with any bit changed: all but about
- *       one in 2^21 (2 in a million), the chance that another slot's check agrees;</li>
+ *       one in 2^31 (one in two billion) per entry it meets, the chance that another slot's
+ *       generation agrees;</li>
  *   <li>a second release, or a {@link #ref} after release, while no other reference to the
  *       entry is held: always (the count would go below zero);</li>
  *   <li>references past 2^24 - 1 on one entry: always
@@ -138,7 +140,7 @@ public interface Cache extends AutoCloseable {
      * off-heap caches bound each shard's usage by its even share of 2^56 bytes
      * ({@code CacheOptions.MAX_USAGE}), so only pinned entries held over capacity, or a capacity
      * set beyond 2^56, come near it. An LRU shard all of whose records (up to
-     * {@code min(2^31, 2^(40 - numShardBits))}) hold pinned entries refuses as well.
+     * {@code 2^(31 - numShardBits)}) hold pinned entries refuses as well.
      *
      * @param key0 the key's first 64 bits (any value)
      * @param key1 the key's second 64 bits (any value)

@@ -97,11 +97,10 @@ public final class AutoHyperClockCache extends HyperClockCache {
          * growing and inserts evict to free slots, leaving part of the capacity unused.
          *
          * <p>The reservation is bounded whatever the capacity: all shards together reserve at
-         * most 1 TiB (2^34 slots of 64 bytes, room for about 10 billion entries; at the default
-         * charge, a capacity of about 5 TiB), an even share each, and a shard at most 2^32 slots
-         * (what a handle can name). So
-         * {@code capacity(Long.MAX_VALUE)} builds a cache that maps 1 TiB of address space
-         * (resident only as used) and evicts for slots once its tables are full.
+         * most 128 GiB (2^31 slots of 64 bytes, all that handles can name; room for about 1.3
+         * billion entries; at the default charge, a capacity of about 670 GiB), an even share
+         * each. So {@code capacity(Long.MAX_VALUE)} builds a cache that maps 128 GiB of address
+         * space (resident only as used) and evicts for slots once its tables are full.
          *
          * @param bytes the smallest average charge to reserve slots for, in bytes, {@code >= 1}
          *     ({@link #validate()} refuses less)

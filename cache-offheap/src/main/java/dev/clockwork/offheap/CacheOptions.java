@@ -19,22 +19,24 @@ import dev.clockwork.offheap.memory.EntryStamp;
  *       {@link #MAX_USAGE} or more ({@code Long.MAX_VALUE} for "unbounded") makes a cache that
  *       evicts only at {@link #MAX_USAGE}; {@code capacity()} still reports the value set.</li>
  *   <li><b>Usage</b>: inserts keep a shard's usage within {@code MAX_USAGE / 2^numShardBits}
- *       (an Auto table's slots, charged as it grows, may add at most its reservation, 1 TiB
+ *       (an Auto table's slots, charged as it grows, may add at most its reservation, 128 GiB
  *       for all shards), so neither a shard's usage nor the cache's sum of them can overflow a
  *       {@code long}. An insert that would take its shard past that share is refused, with or
  *       without a strict limit, and counted in {@code memoryLimitRejects}; so is any charge
  *       above it. Below {@link #MAX_USAGE} capacity it only matters for pinned entries held
  *       over capacity.</li>
  *   <li><b>Slots and records</b>: a handle names a slot (HyperClock) or record (LRU) and its
- *       shard in 40 bits ({@code MAX_LOCATION_BITS}), so a shard has at most
- *       {@code 2^(40 - numShardBits)} of them, and at most 2^32 (HyperClock) or 2^31 (LRU).
- *       Each cache type says what it does at its limit.</li>
+ *       shard in 31 bits ({@code MAX_LOCATION_BITS}), so a cache has at most 2^31 of them, a
+ *       shard {@code 2^(31 - numShardBits)}. Each cache type says what it does at its limit.</li>
  * </ul>
  *
  * @param <B> the concrete builder, returned by each setter for chaining
  */
 public abstract class CacheOptions<B extends CacheOptions<B>> {
-    /** A handle names a slot or record and its shard in this many bits. */
+    /**
+     * A handle names a slot or record and its shard in this many bits, 31: the rest of its 64
+     * hold the entry's 31-bit generation and a kind bit ({@link EntryStamp}).
+     */
     static final int MAX_LOCATION_BITS = EntryStamp.LOCATION_BITS;
     /** log2 of the most shards a cache may have (65,536). */
     public static final int MAX_SHARD_BITS = 16;
@@ -82,8 +84,8 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
      * log2 of the shard count, 0..16 ({@link #MAX_SHARD_BITS}); -1 (default) picks, as RocksDB
      * does, one more shard bit per doubling of capacity over the minimum shard size (32 MiB for
      * HyperClock, 512 KiB for LRU), up to 64 shards. More shards leave fewer slots or records to
-     * each: at most {@code 2^(40 - numShardBits)} per shard (a handle names a slot or record
-     * and its shard in 40 bits).
+     * each: at most {@code 2^(31 - numShardBits)} per shard (a handle names a slot or record
+     * and its shard in 31 bits).
      *
      * @param bits log2 of the shard count, 0 to 16, or -1 for the default; {@link #validate()}
      *     refuses other values
@@ -243,7 +245,7 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
      * {@link #MAX_LOCATION_BITS}); each cache type may have a lower limit of its own.
      *
      * @param shardBits log2 of the shard count, 0 to {@link #MAX_SHARD_BITS}
-     * @return {@code 2^(40 - shardBits)}
+     * @return {@code 2^(31 - shardBits)}
      */
     public static long maxLocationsPerShard(int shardBits) {
         return 1L << (MAX_LOCATION_BITS - shardBits);

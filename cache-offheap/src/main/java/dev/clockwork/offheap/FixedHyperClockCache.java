@@ -146,8 +146,8 @@ public final class FixedHyperClockCache extends HyperClockCache {
          *       share of the capacity, or that share is so small next to the estimate and the
          *       charged slots that the table would get one slot, which holds no entry (its
          *       occupancy limit is 0);</li>
-         *   <li>a table of more slots than a shard may have: {@code 2^32}, and
-         *       {@code 2^(40 - numShardBits)} (a handle names a slot and its shard in 40 bits).
+         *   <li>a table of more slots than a shard may have: {@code 2^(31 - numShardBits)} (a
+         *       handle names a slot and its shard in 31 bits).
          *       So a fixed cache cannot be "unbounded": {@code capacity(Long.MAX_VALUE)} is
          *       refused unless the estimate is large enough for its tables to fit.</li>
          * </ul>

@@ -70,7 +70,7 @@ public final class LruCache extends ShardedCache {
      * limits on sizes. Nothing is allocated in proportion to the capacity, so
      * {@code capacity(Long.MAX_VALUE)} builds an unbounded cache (usage bounded by
      * {@link CacheOptions#MAX_USAGE}). A shard holds at most
-     * {@code min(2^31, 2^(40 - numShardBits))} records (less one per 1,024 for chunk headers);
+     * {@code 2^(31 - numShardBits)} records (less one per 1,024 for chunk headers);
      * with all of them in use an insert evicts the least recently used entry to reuse its
      * record, and is refused ({@code memoryLimitRejects}) when every record is pinned.
      */

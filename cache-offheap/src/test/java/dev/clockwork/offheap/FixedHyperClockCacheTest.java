@@ -161,7 +161,7 @@ class FixedHyperClockCacheTest {
         // its address part could name any memory.
         assertThrows(IllegalStateException.class, () -> cache.value(standalone));
         assertThrows(IllegalStateException.class, () -> cache.valueSize(standalone));
-        long madeUp = EntryStamp.KIND | 0x10;
+        long madeUp = 0x10; // without the kind bit: a standalone record's index
         assertThrows(IllegalStateException.class, () -> cache.value(madeUp));
         assertThrows(IllegalStateException.class,
                 () -> cache.copyValue(madeUp, new byte[64], 0));

@@ -1006,16 +1006,16 @@ class LruCacheTest {
         assertArrayEquals(valueOf(key), v.toArray(ValueLayout.JAVA_BYTE));
     }
 
-    /** The same record, another (odd) stamp check: a handle never handed out for it. */
+    /** The same record, another generation in the check: a handle never handed out for it. */
     private static long otherGeneration(long handle, int delta) {
-        long checkMask = ((1L << EntryStamp.CHECK_BITS) - 1) << EntryStamp.LOCATION_BITS;
-        long check = (handle + ((long) delta << (EntryStamp.LOCATION_BITS + 1))) & checkMask;
+        long checkMask = ((1L << EntryStamp.CHECK_BITS) - 1) << EntryStamp.CHECK_SHIFT;
+        long check = (handle + ((long) delta << EntryStamp.CHECK_SHIFT)) & checkMask;
         return (handle & ~checkMask) | check;
     }
 
-    /** A handle with the given check bits and location (a one-shard cache's record index). */
+    /** A handle with the given check (a generation) and location (a one-shard cache's record). */
     private static long madeUp(long check, long location) {
-        return (check << EntryStamp.LOCATION_BITS) | location;
+        return (check << EntryStamp.CHECK_SHIFT) | location;
     }
 
     @Test
@@ -1030,7 +1030,7 @@ class LruCacheTest {
             madeUp(1, 0),                                   // record 0 is "none"
             madeUp(1 << 7, 1024),                           // a chunk that is not there
             madeUp(1, 0x7FFF_FFFFL),                        // the largest index
-            madeUp(1, (1L << 31) | LruHandle.index(pinned, 0)), // beyond any slab's index
+            madeUp(1, EntryStamp.KIND | LruHandle.index(pinned, 0)), // a kind LRU never has
             otherGeneration(pinned, 1), otherGeneration(pinned, -1),
             otherGeneration(pinned, 1 << 14),
             otherGeneration(two, 1), otherGeneration(two, 12345),
@@ -1129,7 +1129,7 @@ class LruCacheTest {
     /**
      * Two fresh caches hand out handles for the same record (shard 0, index 1) whose checks are
      * drawn from each cache's own salt; so a handle of one is refused by the other, instead of
-     * reading or releasing its own entry. The checks coincide for 1 pair of caches in 2^21: then
+     * reading or releasing its own entry. The checks coincide for 1 pair of caches in 2^31: then
      * the next cache is tried.
      */
     @Test
@@ -1155,7 +1155,7 @@ class LruCacheTest {
 
     /**
      * No check makes a handle name a record that holds no entry: neither a freed record (whose
-     * value was freed) nor one never handed out (here the first 2^16 of the 2^22 checks). Never
+     * value was freed) nor one never handed out (here the first 2^16 of the 2^31 checks). Never
      * reads through a segment.
      */
     @Test

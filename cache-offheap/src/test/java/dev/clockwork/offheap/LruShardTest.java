@@ -106,9 +106,9 @@ class LruShardTest {
                 shard.release(handles[k], false);
             }
         }
-        assertEquals(RecordSlab.MAX_CHUNKS, RecordSlab.maxChunks(9), "31-bit indexes");
-        assertEquals(1 << 20, RecordSlab.maxChunks(10), "2^30 records with 2^10 shards");
-        assertEquals(1 << 14, RecordSlab.maxChunks(16));
+        assertEquals(RecordSlab.MAX_CHUNKS, RecordSlab.maxChunks(0), "31-bit indexes");
+        assertEquals(1 << 11, RecordSlab.maxChunks(10), "2^21 records with 2^10 shards");
+        assertEquals(1 << 5, RecordSlab.maxChunks(16), "2^15 records with 2^16 shards");
     }
 
     @Test

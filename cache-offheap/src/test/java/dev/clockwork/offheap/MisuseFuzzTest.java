@@ -193,7 +193,8 @@ class MisuseFuzzTest {
         final LongAdder staleCalls = new LongAdder();
         /**
          * Of them, calls accepted for a later entry of the handle's slot: the stamp check's
-         * documented chance, 2^-21 per later entry met (EntryStamp), bounded like forgeries.
+         * documented chance, none within 2^31 - 1 later entries of the slot and about 2^-31 per
+         * entry met after (EntryStamp), bounded like forgeries.
          */
         final LongAdder staleCollisions = new LongAdder();
         volatile boolean stop;

@@ -162,14 +162,15 @@ final class MisuseKit {
 
     /**
      * How many made-up handles a cache may accept in {@code trials} tries: each passes with
-     * probability at most 2^-20 (a 22-bit check salted per slot; a flipped check bit is always
-     * refused, a flipped location bit lands on a slot whose check matches with probability
-     * 2^-21), so acceptances are at most Poisson with mean {@code trials / 2^20}; the bound is
-     * that mean plus six standard deviations plus 8, which a correct cache exceeds with a
-     * probability below 10^-6 for any number of trials.
+     * probability at most 2^-30 (a 31-bit check, a generation in an order drawn per slot; a
+     * flipped check bit is refused while its entry is there, a flipped location bit lands on a
+     * slot whose generation matches with probability about 2^-31), so acceptances are at most
+     * Poisson with mean {@code trials / 2^30}; the bound is that mean plus six standard
+     * deviations plus 8, which a correct cache exceeds with a probability below 10^-6 for any
+     * number of trials.
      */
     static long allowedForgeries(long trials) {
-        double mean = trials / (double) (1L << 20);
+        double mean = trials / (double) (1L << 30);
         return (long) Math.ceil(mean + 6 * Math.sqrt(mean) + 8);
     }
 

@@ -440,10 +440,10 @@ class MisuseRaceTest {
      * Scenario 4: {@value #LIVE_HANDLES} entries are pinned, and each of their handles is used
      * with every one of its 64 bits flipped, round-robin through value, valueSize, charge and both
      * copyValues (262,144 trials), then through ref and release on the first 1/16 of them. A
-     * handle is 64 bits of which a fixed part locates the entry and a check salted per slot
-     * (22 bits) confirms it: a flipped check bit is always refused, a flipped location bit lands
-     * on another slot whose check matches with probability 2^-21. So at most a handful of
-     * acceptances are allowed ({@link MisuseKit#allowedForgeries}: 12 here); an accepted read
+     * handle is 64 bits of which a fixed part locates the entry and a check drawn per slot
+     * (31 bits) confirms it: a flipped check bit is always refused, a flipped location bit lands
+     * on another slot whose check matches with probability about 2^-31. So at most a handful of
+     * acceptances are allowed ({@link MisuseKit#allowedForgeries}: 9 here); an accepted read
      * counts as one whatever it returned. The hazard: slots whose checks are related (fresh
      * slots written once sharing a generation, say), so that a flipped slot-index bit names the
      * neighbour's entry and reads another key's bytes; stamps are seeded per slot.

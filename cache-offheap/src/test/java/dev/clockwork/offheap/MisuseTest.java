@@ -248,7 +248,7 @@ class MisuseTest {
     /**
      * Two caches of one type put the same key in the same slot, so their handles differ only by
      * the checks each cache's salt draws; one's handle must not work on the other. (Checks
-     * coincide for about one pair of caches in 2^21: then another is built.)
+     * coincide for about one pair of caches in 2^31: then another is built.)
      * Handles of another cache type must not work either.
      */
     @ParameterizedTest

@@ -155,7 +155,7 @@ class SizeLimitsTest {
     }
 
     @Test
-    void anUnboundedAutoCacheReservesOneTebibyteAtMost() {
+    void anUnboundedAutoCacheReservesAtMostTheSlotsHandlesCanName() {
         try (AutoHyperClockCache cache = AutoHyperClockCache.builder().capacity(Long.MAX_VALUE)
                 .build()) {
             assertEquals(64, cache.numShards());
@@ -179,7 +179,7 @@ class SizeLimitsTest {
     void theAutoReservationIsBoundedByHandlesAndTheTotal() {
         for (int bits = 0; bits <= CacheOptions.MAX_SHARD_BITS; bits++) {
             long limit = AutoClockTable.maxReservedSlots(bits);
-            assertEquals(Math.min(1L << 32, (1L << 34) >> bits), limit, "bits " + bits);
+            assertEquals((1L << 31) >> bits, limit, "bits " + bits);
             assertTrue(limit <= 1L << (CacheOptions.MAX_LOCATION_BITS - bits));
             assertEquals(0, limit % (4096 / SLOT), "whole pages");
             for (long minAvg : new long[] {1, 450, Long.MAX_VALUE}) {
@@ -208,7 +208,7 @@ class SizeLimitsTest {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     maker::get);
             assertEquals("capacity 9223372036854775807 with estimatedEntryCharge 8192 needs 2^38"
-                    + " slots per shard, more than the 2^32 a shard may have with 64 shards:"
+                    + " slots per shard, more than the 2^25 a shard may have with 64 shards:"
                     + " raise estimatedEntryCharge or numShardBits, or lower capacity",
                     e.getMessage());
             assertEquals(outstanding, NativeMemory.outstandingBytes(), "nothing allocated");
@@ -227,13 +227,13 @@ class SizeLimitsTest {
                 .numShardBits(0).chargeMetadata(false);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::build);
         assertEquals("capacity 1099511627776 with estimatedEntryCharge 1 needs 2^41 slots per"
-                + " shard, more than the 2^32 a shard may have with 1 shard: raise"
+                + " shard, more than the 2^31 a shard may have with 1 shard: raise"
                 + " estimatedEntryCharge or numShardBits, or lower capacity", e.getMessage());
-        // With 2^16 shards a handle leaves 24 bits for the slot.
+        // With 2^16 shards a handle leaves 15 bits for the slot.
         e = assertThrows(IllegalArgumentException.class, () -> FixedHyperClockCache.builder()
                 .capacity(1L << 50).estimatedEntryCharge(1).numShardBits(16)
                 .chargeMetadata(false).validate());
-        assertTrue(e.getMessage().contains("needs 2^35 slots per shard, more than the 2^24 a"
+        assertTrue(e.getMessage().contains("needs 2^35 slots per shard, more than the 2^15 a"
                 + " shard may have with 65536 shards"), e.getMessage());
     }
 

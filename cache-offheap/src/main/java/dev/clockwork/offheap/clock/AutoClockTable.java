@@ -10,6 +10,7 @@ import static dev.clockwork.offheap.clock.ClockMeta.isShareable;
 import static dev.clockwork.offheap.clock.SlotLayout.SLOT_BYTES;
 import static dev.clockwork.offheap.clock.SlotLayout.SLOT_SHIFT;
 
+import dev.clockwork.offheap.memory.EntryStamp;
 import dev.clockwork.offheap.memory.NativeAllocator;
 
 /**
@@ -46,12 +47,13 @@ public final class AutoClockTable extends LinearHashChains {
     /** Smallest average entry charge the reservation is sized for (RocksDB's default). */
     public static final long DEFAULT_MIN_AVG_ENTRY_CHARGE = 450;
     /**
-     * Most address space the tables of one cache reserve together: 1 TiB, 2^34 slots. Room for
-     * about 10 billion entries, a capacity of 5 TiB at the default minimum average charge, while
-     * an "unbounded" cache ({@code capacity(Long.MAX_VALUE)}) maps 1 TiB rather than tens of TiB;
+     * Most address space the tables of one cache reserve together: 128 GiB, 2^31 slots, all that
+     * handles can name ({@link EntryStamp#LOCATION_BITS}). Room for about 1.3 billion
+     * entries, a capacity of about 670 GiB at the default minimum average charge, while an
+     * "unbounded" cache ({@code capacity(Long.MAX_VALUE)}) maps 128 GiB rather than tens of TiB;
      * beyond it the table stops growing and inserts evict to free slots.
      */
-    public static final long MAX_RESERVATION_BYTES = 1L << 40;
+    public static final long MAX_RESERVATION_BYTES = SLOT_BYTES << EntryStamp.LOCATION_BITS;
     private static final long PAGE_BYTES = 4096;
     /** Homes an eviction thread claims from the shared clock pointer at a time. */
     private static final int CLOCK_STEP = 4;

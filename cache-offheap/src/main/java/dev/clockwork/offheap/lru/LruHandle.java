@@ -3,17 +3,18 @@ import dev.clockwork.offheap.memory.EntryStamp;
 
 /**
  * An LRU cache handle: an {@link EntryStamp} handle whose location names a slab record and its
- * shard.
+ * shard; the kind bit is always clear.
  *
  * <pre>
- *   63  62   61 .......... 40   39 ................................... 0
- *  | 0 | 0 | check (22 bits)  | record index | shard (shardBits)        |
+ *   63   62 ............... 32   31   30 ............................... 0
+ *  | 0 | check (31 bits)       | 0  | record index | shard (shardBits)    |
  * </pre>
  *
  * <p>The shard sits in the low bits, so a cache of {@code 2^shardBits} shards names up to
- * {@code 2^(40 - shardBits)} records per shard (and the slab's 31-bit index bounds it too). A
- * handle is checked against the stamp of the record its location names (see {@link EntryStamp}
- * for what that accepts).
+ * {@code 2^(31 - shardBits)} records per shard. Records are numbered from 1 (index 0 is a slab
+ * chunk's header), so no location is 0 and no handle {@code MISS} (0). A handle is checked
+ * against the stamp of the record its location names (see {@link EntryStamp} for what that
+ * accepts).
  */
 public final class LruHandle {
     private LruHandle() {
@@ -32,9 +33,8 @@ public final class LruHandle {
         return (int) (EntryStamp.location(handle) & ((1L << shardBits) - 1));
     }
 
-    /** The record index, or -1 if it is beyond any slab's (31 bits). */
+    /** The record index: below 2^31, as the location is 31 bits. */
     public static int index(long handle, int shardBits) {
-        long index = EntryStamp.location(handle) >>> shardBits;
-        return index > Integer.MAX_VALUE ? -1 : (int) index;
+        return (int) (EntryStamp.location(handle) >>> shardBits);
     }
 }
