@@ -45,9 +45,9 @@ import java.lang.foreign.MemorySegment;
  * is freed it may show other data, or, for large values, fault (a read-after-release is the
  * caller's bug; see docs/correctness.md). In HyperClock caches one more window exists for a
  * release through a stale handle: if, between its check and its compare-and-set of the slot's
- * word (nanoseconds), the entry is freed and a new entry published in the slot with a word equal
- * in every bit (counters, state and 9 bits of its stamp: the last alone match once in 512), the
- * release lands on the new entry, with the consequence above. {@code CheckedCache} tracks each
+ * word (nanoseconds), the entry is freed and new entries published in the slot until one has a
+ * word equal in every bit (counters, state and 9 bits of its stamp, which come back only every
+ * 512th entry of a slot), the release lands on that entry, with the consequence above. {@code CheckedCache} tracks each
  * pin and refuses all of these, for tests and debugging.
  *
  * <h2>Values and charges</h2>

@@ -18,8 +18,10 @@ import dev.clockwork.offheap.memory.EntryStamp;
  * word and kept by every change of its counters. Every change that is not a plain add is a CAS
  * from a word read earlier, and the tag makes that word its entry's own: a CAS whose entry was
  * freed meanwhile, and the slot given to another entry whose counters and state happen to be the
- * same (small counters make that common), fails unless the tags agree too, once in 512. Only a
- * caller's misuse lets an entry be freed under such a CAS (see ClockProtocol#giveBack).
+ * same (small counters make that common), fails unless the tags agree too: a slot's tags follow
+ * one another mod 512 ({@link EntryStamp}), so only an entry a multiple of 512 entries later
+ * (bar the one step at the slot's seed) has the freed one's tag. Only a caller's misuse lets an
+ * entry be freed under such a CAS (see ClockProtocol#giveBack).
  *
  * <h2>States</h2>
  * Empty (O=0), Under construction (O), Visible (V S O) and Invisible (S O); what each means and

@@ -271,7 +271,8 @@ public abstract class ClockProtocol extends ClockSlots {
      * word, so it is the stamp of the word's entry or of a later one: if it is the handle's, the
      * word is the handle's entry's, and a CAS from it cannot land on another entry unless that
      * entry was freed, and another published with a word equal in every bit (the stamp's tag
-     * included: one chance in 512), between the check and the CAS. For a caller holding its
+     * included, which only an entry a multiple of 512 entries later has: see ClockMeta), between
+     * the check and the CAS. For a caller holding its
      * reference that cannot happen (the reference keeps the entry); for a stale or second
      * release it is the one window left, documented on {@link dev.clockwork.cache.Cache#release}.
      * A second release while others also hold the entry cannot be told from theirs: the count is

@@ -33,15 +33,12 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
     /** The admission policy kept a victim against it; nothing charged: free the value. */
     public static final long INSERT_REJECTED = -5;
 
-    /** Most slots a table may have, whatever the shard count: a handle's slot index is 32 bits. */
-    static final long MAX_SLOTS = 1L << 32;
-
     /**
      * Most slots a table may have when there are {@code 2^shardBits} shards: a handle names a
-     * slot and its shard in {@link CacheOptions#MAX_LOCATION_BITS} bits, the slot in at most 32.
+     * slot and its shard in {@link CacheOptions#MAX_LOCATION_BITS} bits.
      */
     public static long maxSlotsPerShard(int shardBits) {
-        return Math.min(MAX_SLOTS, CacheOptions.maxLocationsPerShard(shardBits));
+        return CacheOptions.maxLocationsPerShard(shardBits);
     }
 
     private static final ThreadLocal<EvictionData> EVICTION_DATA =

@@ -30,8 +30,9 @@ public final class CacheMemory {
     /** Every value of the cache is allocated and freed here; its chunks are freed last at close. */
     public final ValueSlabs values;
     /**
-     * Seeds every slot's and record's first stamp ({@link EntryStamp}); random per cache, so that
-     * another cache's handles, and handles made up from this one's, name nothing here.
+     * Draws every slot's and record's order of generations ({@link EntryStamp}'s seed); random
+     * per cache, so that another cache's handles, and handles made up from this one's, name
+     * nothing here but by chance.
      */
     public final long stampSalt = java.util.concurrent.ThreadLocalRandom.current().nextLong();
 
