@@ -51,11 +51,19 @@ public final class Failures {
 
     /** The line for running out of memory: what ran out, the heap's limit, how to raise it. */
     static String outOfMemory(OutOfMemoryError e) {
-        long maxHeapMib = Runtime.getRuntime().maxMemory() / MIB;
-        return "out of memory (" + oneLine(String.valueOf(e.getMessage())) + "; the JVM's"
-                + " maximum heap is " + maxHeapMib + " MiB): lower the sizes the flags ask for,"
-                + " or raise the maximum, e.g. CLOCKWORK_JAVA_OPTS=-Xmx" + 2 * maxHeapMib
-                + "m ./clockwork ...";
+        return "out of memory (" + oneLine(String.valueOf(e.getMessage())) + "; "
+                + maxHeap() + "): lower the sizes the flags ask for, or " + raiseHeap();
+    }
+
+    /** "the JVM's maximum heap is N MiB": this JVM's limit, for messages about memory. */
+    public static String maxHeap() {
+        return "the JVM's maximum heap is " + Runtime.getRuntime().maxMemory() / MIB + " MiB";
+    }
+
+    /** How to give the tool twice this JVM's heap, through the launcher. */
+    public static String raiseHeap() {
+        return "raise the heap, e.g. CLOCKWORK_JAVA_OPTS=-Xmx"
+                + 2 * (Runtime.getRuntime().maxMemory() / MIB) + "m ./clockwork ...";
     }
 
     /** The line for a bug: the exception, its message and where it was thrown. */

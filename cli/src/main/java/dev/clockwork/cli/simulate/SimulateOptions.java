@@ -28,6 +28,16 @@ public final class SimulateOptions {
                     + " Default: ${DEFAULT-VALUE}.")
     String format;
 
+    @Option(names = "-max_accesses", paramLabel = "<uint64>", order = 2,
+            converter = GFlags.UInt64.class,
+            description = "-trace: the most accesses a trace may hold; a longer one is refused."
+                    + " Every line of a text trace counts (blank ones too), and a line may be at"
+                    + " most " + TraceLines.MAX_LINE_BYTES + " bytes. Each access takes 8 bytes"
+                    + " of heap, 12 with sizes, and OPT 13 more while it runs (raise the heap"
+                    + " with CLOCKWORK_JAVA_OPTS=-Xmx<size>). At most " + Trace.Builder.MAX_LENGTH
+                    + ". Default: " + TraceReader.DEFAULT_MAX_ACCESSES + ".")
+    Long maxAccesses;
+
     @Option(names = "-capacities", paramLabel = "<list>", order = 3, split = ",",
             converter = GFlags.UInt64.class,
             description = "Capacities to simulate with -trace, comma-separated, in entries (or"
@@ -95,6 +105,11 @@ public final class SimulateOptions {
         return policies == null ? registry.names() : policies;
     }
 
+    /** -max_accesses, or its default. */
+    long maxAccesses() {
+        return maxAccesses != null ? maxAccesses : TraceReader.DEFAULT_MAX_ACCESSES;
+    }
+
     /** -format as a format, null for auto (after {@link #validate}). */
     TraceFormat traceFormat() {
         return TraceFormat.byName(format);
@@ -138,6 +153,10 @@ public final class SimulateOptions {
         if (capacity != null) {
             return "-capacity is for -pollution; with -trace give -capacities";
         }
+        if (maxAccesses() < 1 || maxAccesses() > Trace.Builder.MAX_LENGTH) {
+            return "-max_accesses must be in [1, " + Trace.Builder.MAX_LENGTH + "], was "
+                    + maxAccesses();
+        }
         if (capacities == null || capacities.isEmpty()) {
             return "-trace needs -capacities, e.g. -capacities=500,1000,2000";
         }
@@ -151,9 +170,27 @@ public final class SimulateOptions {
             }
         }
         for (Path t : traces) {
-            if (!Files.isRegularFile(t) || !Files.isReadable(t)) {
-                return "-trace: cannot read " + t + " (no such file, or not readable)";
+            String problem = unreadable(t);
+            if (problem != null) {
+                return "-trace " + t + ": " + problem;
             }
+        }
+        return null;
+    }
+
+    /** Why {@code file} cannot be read as a trace, or null if it may be. */
+    private static String unreadable(Path file) {
+        if (Files.isDirectory(file)) {
+            return "is a directory, not a trace file";
+        }
+        if (!Files.exists(file)) {
+            return "no such file";
+        }
+        if (!Files.isRegularFile(file)) {
+            return "not a regular file (a trace is read into memory whole, so it must end)";
+        }
+        if (!Files.isReadable(file)) {
+            return "not readable (permission denied)";
         }
         return null;
     }
@@ -164,6 +201,9 @@ public final class SimulateOptions {
         }
         if (capacities != null) {
             return "-capacities is for -trace; with -pollution give -capacity";
+        }
+        if (maxAccesses != null) {
+            return "-max_accesses is for -trace; with -pollution give -accesses";
         }
         if (bytes) {
             return "-bytes needs a trace with sizes; the pollution scenario counts entries";
