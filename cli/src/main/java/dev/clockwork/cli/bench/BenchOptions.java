@@ -382,9 +382,9 @@ public final class BenchOptions {
         if (admissionProblem != null) {
             return admissionProblem;
         }
-        if (!(progressInterval >= 0 && progressInterval <= MAX_PROGRESS_INTERVAL_SECONDS)) {
-            return "-progress_interval must be in [0, " + (long) MAX_PROGRESS_INTERVAL_SECONDS
-                    + "] seconds (a year), was " + progressInterval;
+        String progressProblem = progressIntervalProblem();
+        if (progressProblem != null) {
+            return progressProblem;
         }
         if (compare != null) {
             for (String type : compare) {
@@ -428,6 +428,15 @@ public final class BenchOptions {
             return ratioProblem;
         }
         return validateMixAndSizes();
+    }
+
+    /** Why -progress_interval cannot be used (also by -stress_cache_key), or null. */
+    String progressIntervalProblem() {
+        if (!(progressInterval >= 0 && progressInterval <= MAX_PROGRESS_INTERVAL_SECONDS)) {
+            return "-progress_interval must be in [0, " + (long) MAX_PROGRESS_INTERVAL_SECONDS
+                    + "] seconds (a year), was " + progressInterval;
+        }
+        return null;
     }
 
     /** The second half of {@link #validate}: the mix, ratios and what the sizes allow. */
