@@ -2,6 +2,7 @@ package dev.clockwork.cli.keys;
 
 import dev.clockwork.cli.GFlags;
 import dev.clockwork.cli.common.Failures;
+import dev.clockwork.cli.common.SizeChecks;
 import picocli.CommandLine.Option;
 
 /**
@@ -20,11 +21,8 @@ public final class StressCacheKeyOptions {
     /** Heap a run holds for each database: four longs. */
     static final long BYTES_PER_DB = 4 * Long.BYTES;
 
-    /**
-     * The share of the JVM's maximum heap the runs in flight may hold, leaving the rest for the
-     * JVM and the garbage collector's headroom.
-     */
-    static final int HEAP_PERCENT = 75;
+    /** The share of the JVM's maximum heap, in percent, the runs in flight may hold. */
+    static final int HEAP_PERCENT = SizeChecks.HEAP_PERCENT;
 
     @Option(names = "-stress_cache_key", paramLabel = "<bool>", order = 100, arity = "0..1",
             defaultValue = "false", fallbackValue = "true", converter = GFlags.Bool.class,
@@ -168,7 +166,7 @@ public final class StressCacheKeyOptions {
 
     private String heapProblem(int concurrentRuns, long maxHeapBytes) {
         long needed = heapPerRun() * concurrentRuns;
-        long allowed = maxHeapBytes / 100 * HEAP_PERCENT;
+        long allowed = SizeChecks.heapAllowance(maxHeapBytes);
         if (needed <= allowed) {
             return null;
         }
