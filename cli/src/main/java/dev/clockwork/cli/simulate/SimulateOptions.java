@@ -5,6 +5,8 @@ import java.nio.file.Path;
 import java.util.List;
 
 import dev.clockwork.cli.GFlags;
+import dev.clockwork.cli.common.Failures;
+import dev.clockwork.cli.common.SizeChecks;
 import picocli.CommandLine.Option;
 
 /**
@@ -74,8 +76,10 @@ public final class SimulateOptions {
 
     @Option(names = "-good_keys", paramLabel = "<uint64>", order = 9, defaultValue = "0",
             converter = GFlags.UInt64.class,
-            description = "-pollution: the good stream's key space; 0 = 4 x -capacity. Default:"
-                    + " ${DEFAULT-VALUE}.")
+            description = "-pollution: the good stream's key space; 0 = 4 x -capacity. With zipf"
+                    + " a table of 8 bytes a key, which with the trace (8 bytes an access) must"
+                    + " fit in " + SizeChecks.HEAP_PERCENT + "%% of the JVM's maximum heap."
+                    + " Default: ${DEFAULT-VALUE}.")
     long goodKeys;
 
     @Option(names = "-seed", paramLabel = "<uint64>", order = 10, defaultValue = "1",
@@ -221,6 +225,27 @@ public final class SimulateOptions {
             return "-good_keys must be at most " + Integer.MAX_VALUE / 2 + ", was "
                     + (goodKeys != 0 ? goodKeys + "" : "4 x -capacity");
         }
-        return null;
+        return pollutionHeapProblem(Runtime.getRuntime().maxMemory());
+    }
+
+    /**
+     * The scenario's trace is made in memory before it runs: 8 bytes an access, and with zipf a
+     * table of 8 bytes a good key. Refused when that alone passes the heap's allowance
+     * ({@link SizeChecks#HEAP_PERCENT}% of it); the policies need more on top (OPT 13 bytes an
+     * access and a map of the keys).
+     */
+    String pollutionHeapProblem(long maxHeap) {
+        boolean zipf = PollutionTrace.Distribution.byName(pollution)
+                == PollutionTrace.Distribution.ZIPF;
+        long keysBytes = zipf ? (long) goodKeySpace() * Long.BYTES : 0;
+        long bytes = accesses * Long.BYTES + keysBytes;
+        if (bytes <= SizeChecks.heapAllowance(maxHeap)) {
+            return null;
+        }
+        return "-accesses=" + accesses + (zipf ? " and a zipf table of " + goodKeySpace()
+                + " good keys (-good_keys)" : "") + " take " + bytes + " bytes of heap (8 an"
+                + " access" + (zipf ? ", 8 a good key" : "") + "), more than "
+                + SizeChecks.HEAP_PERCENT + "% of the JVM's maximum heap (" + (maxHeap >> 20)
+                + " MiB): lower them, or " + Failures.raiseHeap();
     }
 }

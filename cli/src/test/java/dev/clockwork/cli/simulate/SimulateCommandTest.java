@@ -283,6 +283,27 @@ class SimulateCommandTest {
         assertEquals(0, r[0], (String) r[2]);
     }
 
+    /** The scenario's trace and zipf table are made before it runs: checked against the heap. */
+    @Test
+    void pollutionThatCannotFitTheHeapIsRefused() {
+        assertTrue(Runtime.getRuntime().maxMemory() < 6L << 30, "a heap under 6 GiB");
+        String line = refusedInOneLine("simulate", "-pollution=zipf", "-capacity=10",
+                "-good_keys=1000000000");
+        assertTrue(line.startsWith("clockwork simulate: -good_keys=1000000000: -accesses=1000000"
+                + " (default) and a zipf table of 1000000000 good keys (-good_keys) take"
+                + " 8008000000 bytes of heap (8 an access, 8 a good key), more than 75% of the"
+                + " JVM's maximum heap ("), line);
+        Object[] r = run("simulate", "-pollution=uniform", "-capacity=10", "-accesses=1000",
+                "-good_keys=1000000000", "-policies=lru", "-csv");
+        assertEquals(0, r[0], "uniform draws need no table: " + r[2]);
+        SimulateOptions o = new SimulateOptions();
+        o.pollution = "uniform";
+        o.accesses = 1000;
+        assertEquals(null, o.pollutionHeapProblem(10_667), "75% of it: 8,000 bytes");
+        assertTrue(o.pollutionHeapProblem(10_666).startsWith("-accesses=1000 take"
+                + " 8000 bytes of heap (8 an access), more than 75%"));
+    }
+
     @Test
     void helpDocumentsTheTraceLimits() {
         String help = (String) run("simulate", "--help")[1];
