@@ -174,6 +174,9 @@ public final class SimulateOptions {
             }
         }
         for (Path t : traces) {
+            if (t.toString().isEmpty()) {
+                return "-trace needs a file name, was empty";
+            }
             String problem = unreadable(t);
             if (problem != null) {
                 return "-trace " + t + ": " + problem;

@@ -246,6 +246,8 @@ class SimulateCommandTest {
         Path empty = TraceReaderTest.write(dir, "empty.trace", new byte[0]);
         assertEquals("clockwork simulate: -trace " + empty + ": holds no accesses",
                 refusedInOneLine("simulate", "-trace", empty.toString(), "-capacities=10"));
+        assertEquals("clockwork simulate: -trace needs a file name, was empty",
+                refusedInOneLine("simulate", "-trace=", "-capacities=10"));
         Path sub = Files.createDirectory(dir.resolve("sub.trace"));
         assertEquals("clockwork simulate: -trace " + sub + ": is a directory, not a trace file",
                 refusedInOneLine("simulate", "-trace", sub.toString(), "-capacities=10"));
