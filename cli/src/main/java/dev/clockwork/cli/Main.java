@@ -8,6 +8,7 @@ import java.util.concurrent.Callable;
 
 import dev.clockwork.cli.bench.BenchCommand;
 import dev.clockwork.cli.common.ExitCodes;
+import dev.clockwork.cli.common.Failures;
 import dev.clockwork.cli.simulate.SimulateCommand;
 import dev.clockwork.cli.soak.SoakCommand;
 import picocli.CommandLine;
@@ -54,6 +55,10 @@ public final class Main implements Callable<Integer> {
     public static void main(String[] args) {
         PrintWriter out = new PrintWriter(System.out, true);
         PrintWriter err = new PrintWriter(System.err, true);
+        // a thread of a run that dies of a failure nobody caught says so in one line too
+        Thread.setDefaultUncaughtExceptionHandler((thread, failure) -> Failures.report(
+                "clockwork (thread " + thread.getName() + ")", failure, err,
+                Failures.stackTracesRequested()));
         int code = run(args, out, err);
         out.flush();
         err.flush();
@@ -62,7 +67,25 @@ public final class Main implements Callable<Integer> {
 
     /** Runs the tool with the given streams; returns the exit code. */
     public static int run(String[] args, PrintWriter out, PrintWriter err) {
-        CommandLine cl = newCommandLine(out, err);
+        return run(newCommandLine(out, err), args);
+    }
+
+    /**
+     * Runs {@code args} on the configured command line {@code cl}. A failure no check foresaw
+     * ends in one line too ({@link Failures}): an exception through picocli's execution
+     * exception handler ({@link #configure}), an Error that picocli lets through here.
+     */
+    static int run(CommandLine cl, String[] args) {
+        try {
+            return runTool(cl, args);
+        } catch (Throwable t) {
+            return Failures.report(qualifiedSubcommandName(cl, args), t, cl.getErr(),
+                    Failures.stackTracesRequested());
+        }
+    }
+
+    private static int runTool(CommandLine cl, String[] args) {
+        PrintWriter err = cl.getErr();
         if (args.length > 0 && args[0].equals("help")) {
             return help(cl, Arrays.asList(args).subList(1, args.length));
         }
@@ -84,7 +107,15 @@ public final class Main implements Callable<Integer> {
 
     /** The configured picocli command line: gflags-friendly, short error messages. */
     public static CommandLine newCommandLine(PrintWriter out, PrintWriter err) {
-        CommandLine cl = new CommandLine(new Main());
+        return configure(new CommandLine(new Main()), out, err);
+    }
+
+    /**
+     * Sets up {@code cl} and the subcommands it has now: streams, gflags-friendly parsing, one
+     * line for a usage error ({@link UsageErrors}) and for an unexpected failure
+     * ({@link Failures}).
+     */
+    static CommandLine configure(CommandLine cl, PrintWriter out, PrintWriter err) {
         cl.setOut(out);
         cl.setErr(err);
         // "-lean" must never be read as "-l -e -a -n"
@@ -92,6 +123,9 @@ public final class Main implements Callable<Integer> {
         // gflags: a repeated flag is fine, the last one wins
         cl.setOverwrittenOptionsAllowed(true);
         cl.setParameterExceptionHandler(new UsageErrors());
+        cl.setExecutionExceptionHandler((ex, commandLine, parsed) -> Failures.report(
+                commandLine.getCommandSpec().qualifiedName(), ex, commandLine.getErr(),
+                Failures.stackTracesRequested()));
         return cl;
     }
 

@@ -14,14 +14,14 @@ import java.util.function.Predicate;
  * The tool in a JVM of its own (this JVM's java and class path), for what only a process
  * shows: how it ends on a signal, and its exit status.
  */
-final class ChildRun {
+public final class ChildRun {
     private final Process process;
     private final List<String> out = new ArrayList<>();
     private final List<String> err = new ArrayList<>();
     private final Thread outReader;
     private final Thread errReader;
 
-    ChildRun(String... args) throws IOException {
+    public ChildRun(String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(
                 ProcessHandle.current().info().command().orElse("java"),
                 "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
@@ -50,7 +50,7 @@ final class ChildRun {
     }
 
     /** Waits until a line of standard output ({@code stdout}) or error matches, or fails. */
-    void awaitLine(boolean stdout, Predicate<String> match) throws InterruptedException {
+    public void awaitLine(boolean stdout, Predicate<String> match) throws InterruptedException {
         List<String> lines = stdout ? out : err;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         synchronized (lines) {
@@ -71,7 +71,7 @@ final class ChildRun {
     }
 
     /** Sends SIGTERM and waits for the exit; returns the exit status. */
-    int terminate() throws InterruptedException {
+    public int terminate() throws InterruptedException {
         process.toHandle().destroy(); // SIGTERM; Process.destroy would close the streams too
         if (!process.waitFor(90, TimeUnit.SECONDS)) {
             process.destroyForcibly();

@@ -162,7 +162,9 @@ public final class BenchCommand extends FlagCommand {
      * lines on standard output (standard error with -json, which then gets the JSON line).
      */
     private int stressCacheKey() {
-        refuse(stressCacheKey.validate());
+        refuse(options.progressIntervalProblem());
+        refuse(stressCacheKey.validate(StressCacheKey.concurrentRuns(options.threads),
+                Runtime.getRuntime().maxMemory()));
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         PrintWriter out = options.json ? err : stdout;
@@ -171,8 +173,8 @@ public final class BenchCommand extends FlagCommand {
             out.printf("Using seed = %d%n", seed);
         }
         try {
-            var result = new StressCacheKey(stressCacheKey, seed, (int) Math.min(options.threads,
-                    Integer.MAX_VALUE), options.progressInterval, out, err).run();
+            var result = new StressCacheKey(stressCacheKey, seed, options.threads,
+                    options.progressInterval, out, err).run();
             if (options.json) {
                 stdout.println(dev.clockwork.cli.common.Json.line(result));
                 stdout.flush();

@@ -33,14 +33,20 @@ public final class BenchOptions {
 
     @Option(names = "-threads", paramLabel = "<uint32>", order = 2, defaultValue = "16",
             converter = GFlags.UInt32.class,
-            description = "Worker threads operating on the cache at once. Default: ${DEFAULT-VALUE}.")
+            description = "Worker threads operating on the cache at once, at most " + MAX_THREADS
+                    + ". Each allocates up front a value buffer (native) and a ring of its pinned"
+                    + " handles (heap); all of them must fit in this machine's memory and "
+                    + SizeChecks.HEAP_PERCENT + "%% of the JVM's maximum heap. Default:"
+                    + " ${DEFAULT-VALUE}.")
     long threads;
 
     @Option(names = "-cache_size", paramLabel = "<uint64>", order = 3,
             defaultValue = "1073741824", converter = GFlags.UInt64.class,
             description = "Cache capacity in bytes, up to 9223372036854775807 (a cache that never"
                     + " evicts; the caches cap usage at 2^56). With -populate_cache, at most this"
-                    + " machine's memory. Default: ${DEFAULT-VALUE} (1 GiB).")
+                    + " machine's memory; with fixed_hyper_clock_cache, whose table is allocated"
+                    + " up front, a table that fits this machine's memory. Default:"
+                    + " ${DEFAULT-VALUE} (1 GiB).")
     long cacheSize;
 
     @Option(names = "-num_shard_bits", paramLabel = "<int32>", order = 4, defaultValue = "-1",
@@ -108,8 +114,8 @@ public final class BenchOptions {
     @Option(names = "-vary_capacity_ratio", paramLabel = "<double>", order = 14,
             defaultValue = "0.0", converter = GFlags.Double.class,
             description = "If > 0, thread 0 resets the capacity to a random size between"
-                    + " (1 - ratio) and 1 times cache_size every ops_per_thread/100 ops."
-                    + " Default: ${DEFAULT-VALUE}.")
+                    + " (1 - ratio) and 1 times cache_size every ops_per_thread/100 ops;"
+                    + " -value_bytes must fit the smallest. Default: ${DEFAULT-VALUE}.")
     double varyCapacityRatio;
 
     @Option(names = "-lookup_insert_percent", paramLabel = "<uint32>", order = 15,
@@ -332,13 +338,14 @@ public final class BenchOptions {
 
     /**
      * The options of the JIT warm-up run: the same workload on a cache of at most
-     * {@link #WARMUP_CACHE_BYTES} (or of the measured run's size, when the cache type cannot be
+     * {@link #WARMUP_CACHE_BYTES}, or of one value when that is larger (a cache refuses a value
+     * larger than itself), or of the measured run's size, when the cache type cannot be
      * built that small with these flags, e.g. a fixed table whose shards would be smaller than
-     * one value), {@link #jitWarmupOps} ops split over the threads, quiet.
+     * one value; {@link #jitWarmupOps} ops split over the threads, quiet.
      */
     BenchOptions forWarmup() {
         BenchOptions w = copy();
-        w.cacheSize = Math.min(cacheSize, WARMUP_CACHE_BYTES);
+        w.cacheSize = Math.min(cacheSize, Math.max(WARMUP_CACHE_BYTES, valueBytes));
         if (CacheFactory.check(w.cacheSettings(0), java.util.Map.of()) != null) {
             w.cacheSize = cacheSize;
         }
@@ -382,9 +389,9 @@ public final class BenchOptions {
         if (admissionProblem != null) {
             return admissionProblem;
         }
-        if (!(progressInterval >= 0 && progressInterval <= MAX_PROGRESS_INTERVAL_SECONDS)) {
-            return "-progress_interval must be in [0, " + (long) MAX_PROGRESS_INTERVAL_SECONDS
-                    + "] seconds (a year), was " + progressInterval;
+        String progressProblem = progressIntervalProblem();
+        if (progressProblem != null) {
+            return progressProblem;
         }
         if (compare != null) {
             for (String type : compare) {
@@ -430,6 +437,15 @@ public final class BenchOptions {
         return validateMixAndSizes();
     }
 
+    /** Why -progress_interval cannot be used (also by -stress_cache_key), or null. */
+    String progressIntervalProblem() {
+        if (!(progressInterval >= 0 && progressInterval <= MAX_PROGRESS_INTERVAL_SECONDS)) {
+            return "-progress_interval must be in [0, " + (long) MAX_PROGRESS_INTERVAL_SECONDS
+                    + "] seconds (a year), was " + progressInterval;
+        }
+        return null;
+    }
+
     /** The second half of {@link #validate}: the mix, ratios and what the sizes allow. */
     private String validateMixAndSizes() {
         if (!(compressibleToRatio >= 0) || Double.isInfinite(compressibleToRatio)) {
@@ -439,9 +455,15 @@ public final class BenchOptions {
         if (!(varyCapacityRatio >= 0 && varyCapacityRatio < 1)) {
             return "-vary_capacity_ratio must be in [0, 1), was " + varyCapacityRatio;
         }
-        if ((long) (cacheSize * (1.0 - varyCapacityRatio)) < 1) {
+        if (minCapacity() < 1) {
             return "-vary_capacity_ratio=" + varyCapacityRatio + " would set capacities below 1"
                     + " byte for -cache_size=" + cacheSize;
+        }
+        if (valueBytes > minCapacity()) {
+            // the cache refuses an insert larger than its capacity, in the middle of the run
+            return "-value_bytes=" + valueBytes + " must not exceed the smallest capacity, "
+                    + minCapacity() + ": -cache_size=" + cacheSize + " less -vary_capacity_ratio="
+                    + varyCapacityRatio + " of it";
         }
         String mixProblem = opMix().check();
         if (mixProblem != null) {
@@ -464,6 +486,9 @@ public final class BenchOptions {
                 SizeChecks.populationFits(populateCache, populateBytes(),
                         "-cache_size, or the key space of -resident_ratio if smaller"),
                 SizeChecks.cache(cacheSettings(0), builderFlags()));
+        if (problem == null) { // after pinnedPerThread, which bounds what the rings take
+            problem = workersFit();
+        }
         if (problem != null) {
             return problem;
         }
@@ -478,6 +503,30 @@ public final class BenchOptions {
             }
         }
         return null;
+    }
+
+    /**
+     * The workers' buffers: each a ring of its pinned handles (a long each, three with
+     * -verify_values, which keeps their keys) on the heap, and a native value buffer (two with
+     * -verify_values).
+     */
+    private String workersFit() {
+        long pins = PinnedFifo.pinCountForThread(totalPinCount(), (int) threads - 1,
+                (int) threads);
+        int longsPerPin = verifyValues ? 3 : 1;
+        long heap = (pins + 1) * Long.BYTES * longsPerPin;
+        long nativeBytes = valueBytes + Long.BYTES + (verifyValues ? valueBytes : 0);
+        return SizeChecks.workersFit(threads, heap, "a ring of " + (pins + 1) + " pinned"
+                + " handles: -pinned_ratio=" + pinnedRatio + " of -cache_size=" + cacheSize
+                + " in values of -value_bytes=" + valueBytes + (verifyValues
+                        ? ", 3 longs a handle with -verify_values" : ""), nativeBytes,
+                "-value_bytes=" + valueBytes + (verifyValues ? ", twice with -verify_values"
+                        : ""));
+    }
+
+    /** The smallest capacity -vary_capacity_ratio sets (the cache's own with none). */
+    long minCapacity() {
+        return (long) (cacheSize * (1.0 - varyCapacityRatio));
     }
 
     private static String firstProblem(String... problems) {

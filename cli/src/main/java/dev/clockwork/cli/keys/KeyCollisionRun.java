@@ -57,7 +57,7 @@ final class KeyCollisionRun {
     KeyCollisionRun(StressCacheKeyOptions options, long seed) {
         this.o = options;
         this.random = new Random64(seed);
-        this.dbCount = (int) Math.max(1, options.footerUniqueId ? 1 : options.dbCount);
+        this.dbCount = options.databases(); // at most MAX_DB_COUNT, after validate
         this.dbIds = new long[dbCount];
         this.fileNumbers = new long[dbCount];
         this.sessionUppers = new long[dbCount];
@@ -75,7 +75,7 @@ final class KeyCollisionRun {
     /** Runs the days; returns the collisions seen. */
     long run() {
         resetProcess(true);
-        long maxFiles = o.filesPerDay * o.daysPerRun;
+        long maxFiles = o.filesPerRun(); // fits a long, after validate
         int db = 0;
         for (long file = 1; file <= maxFiles; file++, db++) {
             if (db >= dbCount) {

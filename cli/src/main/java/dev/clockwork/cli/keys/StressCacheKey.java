@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.clockwork.cli.common.CFormat;
 import dev.clockwork.cli.common.Json;
 import java.io.PrintWriter;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -32,17 +32,30 @@ public final class StressCacheKey {
     private final PrintWriter err;
     private double multiplier;
 
-    public StressCacheKey(StressCacheKeyOptions options, long seed, int threads,
+    public StressCacheKey(StressCacheKeyOptions options, long seed, long threads,
                           double progressSeconds, PrintWriter out, PrintWriter err) {
         this.o = options;
         this.seed = seed;
-        this.threads = Math.max(1, Math.min(threads, Runtime.getRuntime().availableProcessors()));
+        this.threads = concurrentRuns(threads);
         this.progressSeconds = progressSeconds;
         this.out = out;
         this.err = err;
     }
 
-    /** Runs until enough collisions; returns the -json result. */
+    /**
+     * The runs at once for {@code -threads}: as many as there are cores, at most
+     * {@code threads}, at least one.
+     */
+    public static int concurrentRuns(long threads) {
+        return (int) Math.max(1, Math.min(threads, Runtime.getRuntime().availableProcessors()));
+    }
+
+    /**
+     * Runs until enough collisions; returns the -json result. Only the runs in flight are held
+     * (each with its table): a finished run's counts are added to the totals and the run is
+     * dropped, so that however many runs it takes (small runs that never collide repeat for as
+     * long as the user waits), memory stays that of {@link #threads} runs.
+     */
     public ObjectNode run() throws InterruptedException {
         long start = System.nanoTime();
         printHeader();
@@ -51,48 +64,74 @@ public final class StressCacheKey {
             t.setDaemon(true);
             return t;
         });
-        List<KeyCollisionRun> runs = new ArrayList<>();
-        List<Future<Long>> futures = new ArrayList<>();
-        long collisions = 0;
-        int done = 0;
+        Deque<InFlight> inFlight = new ArrayDeque<>();
+        Totals totals = new Totals();
         try {
             for (int i = 0; i < threads; i++) {
-                submit(pool, runs, futures);
+                inFlight.add(submit(pool, totals.submitted++));
             }
-            long nextProgress = System.nanoTime() + (long) (progressSeconds * 1e9);
-            while (collisions < o.minCollision) {
-                Future<Long> next = futures.get(done);
+            long nextProgress = progressDeadline();
+            while (totals.collisions < o.minCollision) {
+                InFlight next = inFlight.removeFirst();
                 Long result = null;
                 while (result == null) {
                     try {
-                        result = next.get(200, TimeUnit.MILLISECONDS);
+                        result = next.future.get(200, TimeUnit.MILLISECONDS);
                     } catch (TimeoutException e) {
-                        if (progressSeconds > 0 && System.nanoTime() >= nextProgress) {
-                            printProgress(runs, done, collisions);
-                            nextProgress = System.nanoTime() + (long) (progressSeconds * 1e9);
+                        if (progressSeconds > 0 && System.nanoTime() - nextProgress >= 0) {
+                            printProgress(next, inFlight, totals);
+                            nextProgress = progressDeadline();
                         }
                     } catch (ExecutionException e) {
-                        throw new IllegalStateException("run " + (done + 1) + " failed", e.getCause());
+                        throw new IllegalStateException("run " + (totals.done + 1) + " failed",
+                                e.getCause());
                     }
                 }
-                done++;
-                collisions += result;
-                printRunLine(done, collisions);
-                if (collisions < o.minCollision) {
-                    submit(pool, runs, futures);
+                totals.add(next.run);
+                printRunLine(totals.done, totals.collisions);
+                if (totals.collisions < o.minCollision) {
+                    inFlight.add(submit(pool, totals.submitted++));
                 }
             }
         } finally {
             pool.shutdownNow();
         }
-        return result(done, collisions, runs, (System.nanoTime() - start) / 1e9);
+        return result(totals, (System.nanoTime() - start) / 1e9);
     }
 
-    private void submit(ExecutorService pool, List<KeyCollisionRun> runs, List<Future<Long>> futures) {
+    /** When the next progress line is due, in System.nanoTime() terms (compared by difference). */
+    private long progressDeadline() {
+        // saturated: an interval of years must not wrap the deadline into the past
+        long interval = (long) Math.min(progressSeconds * 1e9, Long.MAX_VALUE / 2.0);
+        return System.nanoTime() + interval;
+    }
+
+    /** A run and its result to come. */
+    private record InFlight(KeyCollisionRun run, Future<Long> future) {
+    }
+
+    /** What the finished runs add up to; the runs themselves are not kept. */
+    private static final class Totals {
+        long submitted;
+        long done;
+        long collisions;
+        long processes;
+        long sessions;
+        long zeros;
+
+        void add(KeyCollisionRun run) {
+            done++;
+            collisions += run.collisions;
+            processes += run.processCount;
+            sessions += run.sessionCount;
+            zeros += run.zeros;
+        }
+    }
+
+    private InFlight submit(ExecutorService pool, long number) {
         // Each run's seed from the run's number: the same -seed gives the same lines.
-        KeyCollisionRun run = new KeyCollisionRun(o, seed * 0x9E37_79B9_7F4A_7C15L + runs.size() + 1);
-        runs.add(run);
-        futures.add(pool.submit(run::run));
+        KeyCollisionRun run = new KeyCollisionRun(o, seed * 0x9E37_79B9_7F4A_7C15L + number + 1);
+        return new InFlight(run, pool.submit(run::run));
     }
 
     private void printHeader() {
@@ -113,7 +152,7 @@ public final class StressCacheKey {
         out.flush();
     }
 
-    private void printRunLine(int runsDone, long collisions) {
+    private void printRunLine(long runsDone, long collisions) {
         if (collisions == 0) {
             out.printf("No collisions after %d x %d days%n", runsDone, o.daysPerRun);
         } else {
@@ -125,21 +164,25 @@ public final class StressCacheKey {
     }
 
     /** A line on standard error: each run in flight, its simulated days and collisions so far. */
-    private void printProgress(List<KeyCollisionRun> runs, int done, long collisions) {
-        StringBuilder sb = new StringBuilder("stress_cache_key: ").append(done)
-                .append(" runs done, ").append(collisions).append(" collisions;");
-        for (int i = done; i < runs.size(); i++) {
-            KeyCollisionRun r = runs.get(i);
-            sb.append(" run ").append(i + 1).append(": ")
-                    .append(r.filesDone / o.filesPerDay).append('/').append(o.daysPerRun)
-                    .append(" days, ").append(r.collisions).append(" coll;");
+    private void printProgress(InFlight first, Deque<InFlight> rest, Totals totals) {
+        StringBuilder sb = new StringBuilder("stress_cache_key: ").append(totals.done)
+                .append(" runs done, ").append(totals.collisions).append(" collisions;");
+        long number = totals.done + 1;
+        appendProgress(sb, number++, first.run);
+        for (InFlight f : rest) {
+            appendProgress(sb, number++, f.run);
         }
         err.println(sb);
         err.flush();
     }
 
-    private ObjectNode result(int runsDone, long collisions, List<KeyCollisionRun> runs,
-                              double seconds) {
+    private void appendProgress(StringBuilder sb, long number, KeyCollisionRun r) {
+        sb.append(" run ").append(number).append(": ").append(r.filesDone / o.filesPerDay)
+                .append('/').append(o.daysPerRun).append(" days, ").append(r.collisions)
+                .append(" coll;");
+    }
+
+    private ObjectNode result(Totals totals, double seconds) {
         ObjectNode node = Json.object();
         node.put("tool", "stress_cache_key");
         o.values().forEach((k, v) -> {
@@ -151,24 +194,16 @@ public final class StressCacheKey {
         });
         node.put("seed", seed);
         node.put("threads", threads);
-        node.put("runs", runsDone);
-        node.put("collisions", collisions);
-        double est = collisions == 0 ? Double.POSITIVE_INFINITY
-                : 1.0 * runsDone * o.daysPerRun / collisions;
+        node.put("runs", totals.done);
+        node.put("collisions", totals.collisions);
+        double est = totals.collisions == 0 ? Double.POSITIVE_INFINITY
+                : 1.0 * totals.done * o.daysPerRun / totals.collisions;
         node.put("est_days_between", est);
         node.put("corrected_days_between", est * multiplier);
         node.put("multiplier", multiplier);
-        long processes = 0;
-        long sessions = 0;
-        long zeros = 0;
-        for (int i = 0; i < runsDone; i++) {
-            processes += runs.get(i).processCount;
-            sessions += runs.get(i).sessionCount;
-            zeros += runs.get(i).zeros;
-        }
-        node.put("processes", processes);
-        node.put("sessions", sessions);
-        node.put("zero_keys_skipped", zeros); // cache_bench prints "Hit Zero!" for each
+        node.put("processes", totals.processes);
+        node.put("sessions", totals.sessions);
+        node.put("zero_keys_skipped", totals.zeros); // cache_bench prints "Hit Zero!" for each
         Json.putRounded(node, "elapsed_seconds", seconds);
         return node;
     }

@@ -60,47 +60,93 @@ public final class ClockworkPolicy implements SimPolicy {
         return type + "_tinylfu";
     }
 
-    static SimPolicy lruCache(Trace trace, long capacity, boolean bytes) {
-        return lruCache(trace, capacity, bytes, AdmissionPolicy.NONE);
+    /** A type's builder for a trace, before the capacity and what every type shares are set. */
+    @FunctionalInterface
+    interface BuilderFor {
+        CacheOptions<?> builder(Trace trace, boolean bytes);
     }
 
-    static SimPolicy lruCache(Trace trace, long capacity, boolean bytes, AdmissionPolicy policy) {
-        return build(LruCache.builder().admission(policy), capacity, bytes);
-    }
-
-    static SimPolicy fixedHyperClock(Trace trace, long capacity, boolean bytes) {
-        return fixedHyperClock(trace, capacity, bytes, AdmissionPolicy.NONE);
-    }
-
-    static SimPolicy fixedHyperClock(Trace trace, long capacity, boolean bytes,
-                                     AdmissionPolicy policy) {
-        // the table is sized from the mean charge: every entry's, or the trace's mean size
-        long estimate = bytes ? Math.max(1, Math.round(trace.meanSize())) : ENTRY_CHARGE;
-        return build(FixedHyperClockCache.builder().estimatedEntryCharge(estimate)
-                .admission(policy), capacity, bytes);
-    }
-
-    static SimPolicy autoHyperClock(Trace trace, long capacity, boolean bytes) {
-        return autoHyperClock(trace, capacity, bytes, AdmissionPolicy.NONE);
-    }
-
-    static SimPolicy autoHyperClock(Trace trace, long capacity, boolean bytes,
-                                    AdmissionPolicy policy) {
-        AutoHyperClockCache.Builder b = AutoHyperClockCache.builder().admission(policy);
-        long mean = Math.max(1, Math.round(trace.meanSize()));
-        if (bytes && mean < AUTO_DEFAULT_MIN_AVG_CHARGE) {
-            // below its default the reservation would run out of slots before capacity
-            b.minAvgEntryCharge(mean);
+    /**
+     * Makes a Clockwork cache of one type for each replay, and checks up front, through the
+     * builder's own {@code validate()}, that it can: the builders refuse some capacities (a
+     * fixed table too small for one entry of the trace's mean size, say), and a refusal found
+     * only when the replay starts would come after results were printed.
+     */
+    private record Factory(BuilderFor type, boolean fixedTable) implements PolicyFactory {
+        @Override
+        public SimPolicy create(Trace trace, long capacity, boolean bytes) {
+            long unit = unitCharge(bytes);
+            long capacityCharge = Math.multiplyExact(capacity, unit);
+            return new ClockworkPolicy(configured(type.builder(trace, bytes), capacityCharge)
+                    .build(), unit, capacityCharge);
         }
-        return build(b, capacity, bytes);
+
+        @Override
+        public String check(Trace trace, long capacity, boolean bytes) {
+            long unit = unitCharge(bytes);
+            if (capacity > Long.MAX_VALUE / unit) {
+                return "capacity " + capacity + " x " + unit + " bytes an entry is more than "
+                        + Long.MAX_VALUE + " bytes";
+            }
+            if (fixedTable && bytes && capacity / meanCharge(trace) > MAX_FIXED_TABLE_ENTRIES) {
+                return "a fixed table for " + capacity + " bytes of entries of the trace's mean"
+                        + " size, " + meanCharge(trace) + " bytes, would be sized for "
+                        + capacity / meanCharge(trace) + " entries, more than "
+                        + MAX_FIXED_TABLE_ENTRIES + " (the table is allocated up front, 64"
+                        + " bytes a slot)";
+            }
+            try {
+                configured(type.builder(trace, bytes), capacity * unit).validate();
+                return null;
+            } catch (IllegalArgumentException e) {
+                return e.getMessage();
+            }
+        }
     }
 
-    private static SimPolicy build(CacheOptions<?> builder, long capacity, boolean bytes) {
-        long unit = bytes ? 1 : ENTRY_CHARGE;
-        long capacityCharge = Math.multiplyExact(capacity, unit);
-        Cache cache = builder.capacity(capacityCharge).numShardBits(0).chargeMetadata(false)
-                .build();
-        return new ClockworkPolicy(cache, unit, capacityCharge);
+    /**
+     * Most entries a fixed table may be sized for with capacities in bytes: as many as the
+     * capacities in entries allow ({@link SimulateOptions#MAX_ENTRIES}), for the same reason.
+     */
+    static final long MAX_FIXED_TABLE_ENTRIES = SimulateOptions.MAX_ENTRIES;
+
+    /** lru_cache with the given admission policy. */
+    static PolicyFactory lruCache(AdmissionPolicy policy) {
+        return new Factory((trace, bytes) -> LruCache.builder().admission(policy), false);
+    }
+
+    /** fixed_hyper_clock_cache, its table sized from the mean charge, with the given admission. */
+    static PolicyFactory fixedHyperClock(AdmissionPolicy policy) {
+        return new Factory((trace, bytes) -> FixedHyperClockCache.builder()
+                .estimatedEntryCharge(bytes ? meanCharge(trace) : ENTRY_CHARGE)
+                .admission(policy), true);
+    }
+
+    /** auto_hyper_clock_cache with the given admission policy. */
+    static PolicyFactory autoHyperClock(AdmissionPolicy policy) {
+        return new Factory((trace, bytes) -> {
+            AutoHyperClockCache.Builder b = AutoHyperClockCache.builder().admission(policy);
+            long mean = meanCharge(trace);
+            if (bytes && mean < AUTO_DEFAULT_MIN_AVG_CHARGE) {
+                // below its default the reservation would run out of slots before capacity
+                b.minAvgEntryCharge(mean);
+            }
+            return b;
+        }, false);
+    }
+
+    /** The trace's mean access size, rounded, at least 1: the charge tables are sized for. */
+    private static long meanCharge(Trace trace) {
+        return Math.max(1, Math.round(trace.meanSize()));
+    }
+
+    private static long unitCharge(boolean bytes) {
+        return bytes ? 1 : ENTRY_CHARGE;
+    }
+
+    /** What every type shares: the capacity, one shard, entries charged without metadata. */
+    private static CacheOptions<?> configured(CacheOptions<?> builder, long capacityCharge) {
+        return builder.capacity(capacityCharge).numShardBits(0).chargeMetadata(false);
     }
 
     @Override

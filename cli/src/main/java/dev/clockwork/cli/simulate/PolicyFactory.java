@@ -11,4 +11,14 @@ public interface PolicyFactory {
      * @param bytes whether capacity and access sizes are in bytes
      */
     SimPolicy create(Trace trace, long capacity, boolean bytes);
+
+    /**
+     * Why {@link #create} would refuse this trace and capacity, or null if it would not; makes
+     * nothing. Checked for every policy and capacity before a trace is replayed, so that a
+     * refusal comes as one line naming the capacity, before any result is printed. The default
+     * refuses nothing: a policy whose construction can fail overrides it.
+     */
+    default String check(Trace trace, long capacity, boolean bytes) {
+        return null;
+    }
 }

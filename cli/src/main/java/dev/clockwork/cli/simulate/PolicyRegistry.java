@@ -23,19 +23,21 @@ public final class PolicyRegistry {
         r.register("lru", (trace, capacity, bytes) -> new LruPolicy(capacity));
         r.register("opt", (trace, capacity, bytes) -> new OptPolicy(trace, capacity));
         r.register("caffeine", (trace, capacity, bytes) -> new CaffeinePolicy(capacity, bytes));
-        r.register(ClockworkPolicy.LRU_CACHE, ClockworkPolicy::lruCache);
-        r.register(ClockworkPolicy.FIXED_HYPER_CLOCK, ClockworkPolicy::fixedHyperClock);
-        r.register(ClockworkPolicy.AUTO_HYPER_CLOCK, ClockworkPolicy::autoHyperClock);
-        r.register(ClockworkPolicy.withTinyLfu(ClockworkPolicy.LRU_CACHE),
-                (trace, capacity, bytes) -> ClockworkPolicy.lruCache(trace, capacity, bytes,
-                        AdmissionPolicy.TINY_LFU));
-        r.register(ClockworkPolicy.withTinyLfu(ClockworkPolicy.FIXED_HYPER_CLOCK),
-                (trace, capacity, bytes) -> ClockworkPolicy.fixedHyperClock(trace, capacity,
-                        bytes, AdmissionPolicy.TINY_LFU));
-        r.register(ClockworkPolicy.withTinyLfu(ClockworkPolicy.AUTO_HYPER_CLOCK),
-                (trace, capacity, bytes) -> ClockworkPolicy.autoHyperClock(trace, capacity,
-                        bytes, AdmissionPolicy.TINY_LFU));
+        for (AdmissionPolicy admission : new AdmissionPolicy[] {AdmissionPolicy.NONE,
+            AdmissionPolicy.TINY_LFU}) {
+            r.register(name(ClockworkPolicy.LRU_CACHE, admission),
+                    ClockworkPolicy.lruCache(admission));
+            r.register(name(ClockworkPolicy.FIXED_HYPER_CLOCK, admission),
+                    ClockworkPolicy.fixedHyperClock(admission));
+            r.register(name(ClockworkPolicy.AUTO_HYPER_CLOCK, admission),
+                    ClockworkPolicy.autoHyperClock(admission));
+        }
         return r;
+    }
+
+    /** A Clockwork type's name in reports: the type, with a suffix for TinyLFU admission. */
+    private static String name(String type, AdmissionPolicy admission) {
+        return admission == AdmissionPolicy.NONE ? type : ClockworkPolicy.withTinyLfu(type);
     }
 
     /**

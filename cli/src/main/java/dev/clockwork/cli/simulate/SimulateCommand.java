@@ -3,11 +3,15 @@ package dev.clockwork.cli.simulate;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 
 import dev.clockwork.cli.common.ExitCodes;
+import dev.clockwork.cli.common.Failures;
 import dev.clockwork.cli.common.FlagCommand;
+import dev.clockwork.cli.common.Printable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
@@ -62,21 +66,84 @@ public final class SimulateCommand extends FlagCommand {
             return 0;
         }
         for (Path file : options.traces) {
-            Trace trace;
-            try {
-                trace = TraceReader.read(file, options.traceFormat());
-            } catch (IOException | UncheckedIOException | IllegalArgumentException e) {
-                err.println(spec.qualifiedName() + ": cannot read trace " + file + ": "
-                        + e.getMessage());
-                return ExitCodes.ERROR;
+            String problem = replay(file, simulation);
+            if (problem != null) {
+                return fail("-trace " + problem);
             }
-            if (options.bytes && !trace.hasSizes()) {
-                err.println(spec.qualifiedName() + ": -bytes needs sizes, and trace " + file
-                        + " has none (only -format=csv traces do)");
-                return ExitCodes.ERROR;
-            }
-            simulation.run(trace, options.capacities, options.bytes);
         }
         return 0;
+    }
+
+    /**
+     * Reads the trace {@code file} and replays it at every capacity through every policy;
+     * returns null, or why it could not, starting with the file's name. Everything about the
+     * trace is checked before its first result is printed.
+     */
+    private String replay(Path file, Simulation simulation) {
+        Trace trace;
+        try {
+            trace = TraceReader.read(file, options.traceFormat(), options.maxAccesses());
+        } catch (IOException | UncheckedIOException e) {
+            return readFailure(file, e);
+        }
+        String problem = check(trace);
+        if (problem != null) {
+            return file + ": " + problem;
+        }
+        try {
+            simulation.run(trace, options.capacities, options.bytes);
+        } catch (OutOfMemoryError e) {
+            // the policy being replayed holds the memory, and is dropped with its frame
+            return file + ": out of Java heap replaying its " + trace.length() + " accesses ("
+                    + Failures.maxHeap() + "): lower -max_accesses, leave opt (13 bytes an"
+                    + " access) out of -policies, or " + Failures.raiseHeap();
+        }
+        return null;
+    }
+
+    /** What went wrong reading {@code file}, starting with its name. */
+    private static String readFailure(Path file, Exception e) {
+        String message = e.getMessage();
+        if (message != null && message.startsWith(file + ":")) {
+            return message; // the reader's own, which names the file and the place
+        }
+        if (e instanceof NoSuchFileException) {
+            return file + ": no such file";
+        }
+        if (e instanceof AccessDeniedException) {
+            return file + ": not readable (permission denied)";
+        }
+        return file + ": cannot read it (" + (message == null ? e.getClass().getSimpleName()
+                : message) + ")";
+    }
+
+    /** Why {@code trace} cannot be replayed as the flags ask, or null. */
+    private String check(Trace trace) {
+        if (trace.length() == 0) {
+            return "holds no accesses";
+        }
+        if (options.bytes && !trace.hasSizes()) {
+            return "-bytes needs sizes, and this trace has none (only -format=csv traces do)";
+        }
+        for (long capacity : options.capacities) {
+            for (String policy : options.policyNames(registry)) {
+                String refusal = registry.factory(policy).check(trace, capacity, options.bytes);
+                if (refusal != null) {
+                    return "-capacities=" + capacity + (options.bytes ? " (bytes)" : "")
+                            + ": " + policy + " cannot be built for it: " + refusal
+                            + " (give another capacity, or leave " + policy + " out of"
+                            + " -policies)";
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Prints {@code problem} as this command's one-line usage error; returns its exit code. */
+    private int fail(String problem) {
+        PrintWriter err = spec.commandLine().getErr();
+        err.println(spec.qualifiedName() + ": " + Printable.safe(Failures.oneLine(problem)));
+        err.flush();
+        return ExitCodes.USAGE;
     }
 }

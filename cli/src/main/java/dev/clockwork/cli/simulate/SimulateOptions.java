@@ -5,6 +5,8 @@ import java.nio.file.Path;
 import java.util.List;
 
 import dev.clockwork.cli.GFlags;
+import dev.clockwork.cli.common.Failures;
+import dev.clockwork.cli.common.SizeChecks;
 import picocli.CommandLine.Option;
 
 /**
@@ -27,6 +29,16 @@ public final class SimulateOptions {
                     + " 32-bit keys), csv (key,size per line) or auto (told from the contents)."
                     + " Default: ${DEFAULT-VALUE}.")
     String format;
+
+    @Option(names = "-max_accesses", paramLabel = "<uint64>", order = 2,
+            converter = GFlags.UInt64.class,
+            description = "-trace: the most accesses a trace may hold; a longer one is refused."
+                    + " Every line of a text trace counts (blank ones too), and a line may be at"
+                    + " most " + TraceLines.MAX_LINE_BYTES + " bytes. Each access takes 8 bytes"
+                    + " of heap, 12 with sizes, and OPT 13 more while it runs (raise the heap"
+                    + " with CLOCKWORK_JAVA_OPTS=-Xmx<size>). At most " + Trace.Builder.MAX_LENGTH
+                    + ". Default: " + TraceReader.DEFAULT_MAX_ACCESSES + ".")
+    Long maxAccesses;
 
     @Option(names = "-capacities", paramLabel = "<list>", order = 3, split = ",",
             converter = GFlags.UInt64.class,
@@ -64,8 +76,10 @@ public final class SimulateOptions {
 
     @Option(names = "-good_keys", paramLabel = "<uint64>", order = 9, defaultValue = "0",
             converter = GFlags.UInt64.class,
-            description = "-pollution: the good stream's key space; 0 = 4 x -capacity. Default:"
-                    + " ${DEFAULT-VALUE}.")
+            description = "-pollution: the good stream's key space; 0 = 4 x -capacity. With zipf"
+                    + " a table of 8 bytes a key, which with the trace (8 bytes an access) must"
+                    + " fit in " + SizeChecks.HEAP_PERCENT + "%% of the JVM's maximum heap."
+                    + " Default: ${DEFAULT-VALUE}.")
     long goodKeys;
 
     @Option(names = "-seed", paramLabel = "<uint64>", order = 10, defaultValue = "1",
@@ -93,6 +107,11 @@ public final class SimulateOptions {
     /** The policies to run: -policies, or every registered one. */
     List<String> policyNames(PolicyRegistry registry) {
         return policies == null ? registry.names() : policies;
+    }
+
+    /** -max_accesses, or its default. */
+    long maxAccesses() {
+        return maxAccesses != null ? maxAccesses : TraceReader.DEFAULT_MAX_ACCESSES;
     }
 
     /** -format as a format, null for auto (after {@link #validate}). */
@@ -138,6 +157,10 @@ public final class SimulateOptions {
         if (capacity != null) {
             return "-capacity is for -pollution; with -trace give -capacities";
         }
+        if (maxAccesses() < 1 || maxAccesses() > Trace.Builder.MAX_LENGTH) {
+            return "-max_accesses must be in [1, " + Trace.Builder.MAX_LENGTH + "], was "
+                    + maxAccesses();
+        }
         if (capacities == null || capacities.isEmpty()) {
             return "-trace needs -capacities, e.g. -capacities=500,1000,2000";
         }
@@ -151,9 +174,30 @@ public final class SimulateOptions {
             }
         }
         for (Path t : traces) {
-            if (!Files.isRegularFile(t) || !Files.isReadable(t)) {
-                return "-trace: cannot read " + t + " (no such file, or not readable)";
+            if (t.toString().isEmpty()) {
+                return "-trace needs a file name, was empty";
             }
+            String problem = unreadable(t);
+            if (problem != null) {
+                return "-trace " + t + ": " + problem;
+            }
+        }
+        return null;
+    }
+
+    /** Why {@code file} cannot be read as a trace, or null if it may be. */
+    private static String unreadable(Path file) {
+        if (Files.isDirectory(file)) {
+            return "is a directory, not a trace file";
+        }
+        if (!Files.exists(file)) {
+            return "no such file";
+        }
+        if (!Files.isRegularFile(file)) {
+            return "not a regular file (a trace is read into memory whole, so it must end)";
+        }
+        if (!Files.isReadable(file)) {
+            return "not readable (permission denied)";
         }
         return null;
     }
@@ -164,6 +208,9 @@ public final class SimulateOptions {
         }
         if (capacities != null) {
             return "-capacities is for -trace; with -pollution give -capacity";
+        }
+        if (maxAccesses != null) {
+            return "-max_accesses is for -trace; with -pollution give -accesses";
         }
         if (bytes) {
             return "-bytes needs a trace with sizes; the pollution scenario counts entries";
@@ -181,6 +228,27 @@ public final class SimulateOptions {
             return "-good_keys must be at most " + Integer.MAX_VALUE / 2 + ", was "
                     + (goodKeys != 0 ? goodKeys + "" : "4 x -capacity");
         }
-        return null;
+        return pollutionHeapProblem(Runtime.getRuntime().maxMemory());
+    }
+
+    /**
+     * The scenario's trace is made in memory before it runs: 8 bytes an access, and with zipf a
+     * table of 8 bytes a good key. Refused when that alone passes the heap's allowance
+     * ({@link SizeChecks#HEAP_PERCENT}% of it); the policies need more on top (OPT 13 bytes an
+     * access and a map of the keys).
+     */
+    String pollutionHeapProblem(long maxHeap) {
+        boolean zipf = PollutionTrace.Distribution.byName(pollution)
+                == PollutionTrace.Distribution.ZIPF;
+        long keysBytes = zipf ? (long) goodKeySpace() * Long.BYTES : 0;
+        long bytes = accesses * Long.BYTES + keysBytes;
+        if (bytes <= SizeChecks.heapAllowance(maxHeap)) {
+            return null;
+        }
+        return "-accesses=" + accesses + (zipf ? " and a zipf table of " + goodKeySpace()
+                + " good keys (-good_keys)" : "") + " take " + bytes + " bytes of heap (8 an"
+                + " access" + (zipf ? ", 8 a good key" : "") + "), more than "
+                + SizeChecks.HEAP_PERCENT + "% of the JVM's maximum heap (" + (maxHeap >> 20)
+                + " MiB): lower them, or " + Failures.raiseHeap();
     }
 }

@@ -9,7 +9,8 @@ import java.util.BitSet;
  *
  * <p>Trade-off: the whole trace is loaded once (8 bytes a key, 4 more with sizes) and replayed
  * from memory for every (capacity, policy). Decompressing xz costs more than a replay, and OPT
- * needs the whole future anyway; a trace of 100 million accesses takes 0.8 to 1.2 GB of heap.
+ * needs the whole future anyway; a trace of 100 million accesses takes 0.8 to 1.2 GB of heap,
+ * which is why {@code simulate} reads at most that many unless {@code -max_accesses} says more.
  *
  * <p>Invariants: {@code keys.length == length()}; {@code sizes} is null or as long, every size
  * {@code >= 1}; {@code measured} is null (every access counts) or has bits only below
@@ -100,23 +101,43 @@ public final class Trace {
     }
 
     /**
-     * Collects a trace access by access, growing its arrays by half each time they fill. A trace
-     * is limited to {@link #MAX_LENGTH} accesses (Java arrays are int-indexed).
+     * Collects a trace access by access, growing its arrays by half each time they fill, never
+     * past its limit: so the limit bounds the memory a trace takes (8 bytes an access, 12 with
+     * sizes). A trace is limited to {@link #MAX_LENGTH} accesses (Java arrays are int-indexed).
      */
     public static final class Builder {
         /** The most accesses a trace may have. */
         public static final int MAX_LENGTH = Integer.MAX_VALUE - 16;
 
+        private static final int INITIAL_CAPACITY = 1024;
+
         private final String name;
         private final boolean withSizes;
-        private long[] keys = new long[1024];
+        private final int maxLength;
+        private long[] keys;
         private int[] sizes;
         private int length;
 
         public Builder(String name, boolean withSizes) {
+            this(name, withSizes, MAX_LENGTH);
+        }
+
+        /** @param maxLength the most accesses {@link #add} takes, 1 to {@link #MAX_LENGTH} */
+        public Builder(String name, boolean withSizes, int maxLength) {
+            if (maxLength < 1 || maxLength > MAX_LENGTH) {
+                throw new IllegalArgumentException("maxLength must be in [1, " + MAX_LENGTH
+                        + "], was " + maxLength);
+            }
             this.name = name;
             this.withSizes = withSizes;
+            this.maxLength = maxLength;
+            this.keys = new long[Math.min(INITIAL_CAPACITY, maxLength)];
             this.sizes = withSizes ? new int[keys.length] : null;
+        }
+
+        /** The most accesses this builder takes. */
+        public int maxLength() {
+            return maxLength;
         }
 
         /** Appends an access; {@code size} is ignored for a trace without sizes. */
@@ -132,11 +153,11 @@ public final class Trace {
         }
 
         private void grow() {
-            if (length >= MAX_LENGTH) {
+            if (length >= maxLength) {
                 throw new IllegalArgumentException("trace " + name + " has more than "
-                        + MAX_LENGTH + " accesses");
+                        + maxLength + " accesses");
             }
-            int capacity = (int) Math.min(MAX_LENGTH, length + (long) (length >> 1) + 16);
+            int capacity = (int) Math.min(maxLength, length + (long) (length >> 1) + 16);
             keys = Arrays.copyOf(keys, capacity);
             if (withSizes) {
                 sizes = Arrays.copyOf(sizes, capacity);

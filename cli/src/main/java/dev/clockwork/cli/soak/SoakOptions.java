@@ -48,14 +48,20 @@ public final class SoakOptions {
 
     @Option(names = "-threads", paramLabel = "<uint32>", order = 3, defaultValue = "4",
             converter = GFlags.UInt32.class,
-            description = "Worker threads operating on the cache at once. Default: ${DEFAULT-VALUE}.")
+            description = "Worker threads operating on the cache at once, at most " + MAX_THREADS
+                    + ". Each allocates up front two native buffers and a heap array of the"
+                    + " largest value size, and a ring of its pinned handles (heap); all of them"
+                    + " must fit in this machine's memory and " + SizeChecks.HEAP_PERCENT + "%% of"
+                    + " the JVM's maximum heap. Default: ${DEFAULT-VALUE}.")
     long threads;
 
     @Option(names = "-cache_size", paramLabel = "<uint64>", order = 4, defaultValue = "67108864",
             converter = GFlags.UInt64.class,
             description = "Cache capacity in bytes (the middle of the -vary_capacity_ratio range),"
                     + " up to 9223372036854775807; with -populate_cache, at most this machine's"
-                    + " memory. Default: ${DEFAULT-VALUE} (64 MiB).")
+                    + " memory; with fixed_hyper_clock_cache, whose table is allocated up front, a"
+                    + " table that fits this machine's memory. Default: ${DEFAULT-VALUE}"
+                    + " (64 MiB).")
     long cacheSize;
 
     @Option(names = "-value_bytes", paramLabel = "<uint32>", order = 5,
@@ -341,6 +347,9 @@ public final class SoakOptions {
             problem = SizeChecks.skew(skew);
         }
         if (problem == null) {
+            problem = workersFit(perThread);
+        }
+        if (problem == null) {
             problem = SizeChecks.populationFits(populateCache, populateBytes(),
                     "98% of -cache_size x (1 + -vary_capacity_ratio), or the key space of"
                             + " -resident_ratio if smaller");
@@ -349,6 +358,20 @@ public final class SoakOptions {
             problem = SizeChecks.cache(cacheSettings(0), builderFlags());
         }
         return problem;
+    }
+
+    /**
+     * The workers' buffers ({@link SoakValues}, {@link PinnedFifo}): each a value array of the
+     * largest size and a ring of its pinned handles with their keys (3 longs a handle, room for
+     * 2 more) on the heap, and a value buffer and a scratch buffer of the largest size in native
+     * memory.
+     */
+    private String workersFit(long pinsPerThread) {
+        long heap = maxValueBytes + (pinsPerThread + 2) * 3 * Long.BYTES;
+        long nativeBytes = 2 * maxValueBytes + Long.BYTES;
+        return SizeChecks.workersFit(threads, heap, "a value array of " + maxFlag()
+                + " and a ring of " + (pinsPerThread + 2) + " pinned handles, 24 bytes each",
+                nativeBytes, "two buffers of " + maxFlag());
     }
 
     /** What population inserts at most: 98% of the starting capacity, or the key space. */

@@ -549,9 +549,11 @@ class BenchFlagsTest {
                 && p.contains("lower -cache_size, or pass -populate_cache=false"), p);
         p = refused(max, "-pinned_ratio=0", "-populate_cache=false",
                 "-cache_type=fixed_hyper_clock_cache");
-        assertTrue(p.contains("clockwork bench: -cache_size 9223372036854775807 with -value_bytes"
-                + " 8192 needs 2^38 slots per shard, more than the 2^32 a shard may have with 64"
-                + " shards: raise -value_bytes or -num_shard_bits, or lower -cache_size"), p);
+        // the slots a shard may have are the library's to set: the refusal must name the flags
+        assertTrue(p.strip().matches("clockwork bench: -cache_size 9223372036854775807 with"
+                + " -value_bytes 8192 needs 2\\^38 slots per shard, more than the 2\\^\\d+ a shard"
+                + " may have with 64 shards: raise -value_bytes or -num_shard_bits, or lower"
+                + " -cache_size"), p);
         for (String type : List.of("lru_cache", "auto_hyper_clock_cache")) {
             Object[] r = RunMain.run("bench", max, "-pinned_ratio=0", "-populate_cache=false",
                     "-cache_type=" + type, "-threads=2", "-ops_per_thread=2000",
@@ -609,5 +611,46 @@ class BenchFlagsTest {
         all[0] = first;
         System.arraycopy(rest, 0, all, 1, rest.length);
         return all;
+    }
+
+    /** A value larger than the smallest capacity the wobble sets failed a worker mid-run. */
+    @Test
+    void valuesMustFitTheSmallestCapacity() {
+        assertEquals("clockwork bench: -value_bytes=1048576 must not exceed the smallest"
+                + " capacity, 524288: -cache_size=1048576 less -vary_capacity_ratio=0.5 of it",
+                refused("-cache_size=1048576", "-value_bytes=1048576",
+                        "-vary_capacity_ratio=0.5").strip());
+    }
+
+    /** The warm-up cache holds a value: a 64 MiB one refused each 128 MiB insert. */
+    @Test
+    void theWarmupCacheHoldsAValue() {
+        assertEquals(128L << 20, parse("-value_bytes=134217728", "-cache_size=1073741824",
+                "-threads=2").forWarmup().cacheSize);
+        assertEquals(BenchOptions.WARMUP_CACHE_BYTES, parse("-value_bytes=1048576")
+                .forWarmup().cacheSize);
+    }
+
+    /**
+     * Each worker's ring of pinned handles is on the heap and its value buffer in native memory,
+     * both allocated up front: 65,536 rings of 131,073 handles were 64 GiB of heap, 64 workers
+     * with 1 GiB values 64 GiB of native memory (the machine killed the process).
+     */
+    @Test
+    void workersBuffersMustFitTheHeapAndTheMachine() {
+        String heap = refused("-threads=65536", "-cache_size=1099511627776", "-value_bytes=64",
+                "-pinned_ratio=0.5", "-populate_cache=false").strip();
+        assertTrue(heap.startsWith("clockwork bench: -threads=65536 workers hold 1048584 bytes"
+                + " of heap each (a ring of 131073 pinned handles: -pinned_ratio=0.5 of"
+                + " -cache_size=1099511627776 in values of -value_bytes=64), "), heap);
+        assertTrue(heap.contains("more than 75% of the JVM's maximum heap"), heap);
+        if (ProcessStats.physicalMemoryBytes().isPresent()) {
+            String memory = refused("-threads=65536", "-value_bytes=1073741824",
+                    "-cache_size=2147483648", "-populate_cache=false", "-verify_values").strip();
+            assertTrue(memory.startsWith("clockwork bench: -threads=65536 workers hold 2147483656"
+                    + " bytes of native memory each (-value_bytes=1073741824, twice with"
+                    + " -verify_values), 140737488879616 in all, more than this machine's"
+                    + " memory"), memory);
+        }
     }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.clockwork.cli.ChildRun;
 import dev.clockwork.cli.RunMain;
 import dev.clockwork.cli.common.Json;
 import java.util.List;
@@ -105,5 +106,94 @@ class StressCacheKeyTest {
         r = RunMain.run(with("-sck_restarts_per_day=0"));
         assertEquals(2, r[0]);
         assertTrue(((String) r[2]).contains("-sck_restarts_per_day"), (String) r[2]);
+    }
+
+    /** Runs the tool; checks one line on stderr, no stack frame, exit code 2; returns it. */
+    private static String refused(String... args) {
+        Object[] r = RunMain.run(args);
+        String err = (String) r[2];
+        assertEquals(2, r[0], "stdout:\n" + r[1] + "\nstderr:\n" + err);
+        assertEquals(1, err.lines().count(), "one line:\n" + err);
+        assertTrue(err.lines().noneMatch(l -> l.strip().startsWith("at ")), err);
+        assertEquals("", r[1], "refused before the header");
+        return err.strip();
+    }
+
+    /** An overflowing product made runs of no file, which printed "No collisions" forever. */
+    @Test
+    void filesPerRunThatOverflowAreRefusedNamingBothFlags() {
+        String line = refused(with("-sck_files_per_day=4294967295",
+                "-sck_days_per_run=4294967295"));
+        assertEquals("clockwork bench: -sck_files_per_day=4294967295 x"
+                + " -sck_days_per_run=4294967295 files a run is more than 9223372036854775807",
+                line);
+    }
+
+    /** 2^31 databases were a NegativeArraySizeException, 10^9 an OutOfMemoryError. */
+    @Test
+    void databaseCountIsBoundedBeforeAnythingIsAllocated() {
+        for (String count : new String[] {"2147483648", "1000000000", "4294967295"}) {
+            assertEquals("clockwork bench: -sck_db_count=" + count + " is more than "
+                    + StressCacheKeyOptions.MAX_DB_COUNT + " (a run holds 32 bytes a database"
+                    + " and re-opens each at every simulated restart)",
+                    refused(with("-sck_db_count=" + count)));
+        }
+    }
+
+    /** -sck_table_bits=30 is 8 GiB a run: more than this test JVM's heap (-Xmx512m). */
+    @Test
+    void tablesThatDoNotFitTheHeapAreRefusedNamingTheFlags() {
+        assertTrue(Runtime.getRuntime().maxMemory() < 8L << 30, "a heap under 8 GiB");
+        String line = refused(with("-sck_table_bits=30", "-threads=1"));
+        assertTrue(line.startsWith("clockwork bench: -sck_table_bits=30 and -sck_db_count=10"
+                + " take 8589934912 bytes of heap a run, 1 run(s) at once (-threads, at most the"
+                + " cores): 8589934912 bytes, more than 75% of the JVM's maximum heap ("), line);
+        assertTrue(line.contains("lower -sck_table_bits, -sck_db_count or -threads, or raise"
+                + " the heap, e.g. CLOCKWORK_JAVA_OPTS=-Xmx"), line);
+    }
+
+    /** The heap rule itself: the runs in flight, tables and databases, against 75% of it. */
+    @Test
+    void heapRuleCountsEveryRunInFlight() {
+        StressCacheKeyOptions o = parse("-sck_table_bits=20", "-sck_db_count=1000");
+        long perRun = 8L * (1 << 20) + 32 * 1000;
+        assertEquals(perRun, o.heapPerRun());
+        long heap = perRun * 4 * 100 / 75;
+        assertEquals(null, o.validate(4, heap + 100));
+        assertTrue(o.validate(5, heap + 100).contains("5 run(s) at once"));
+        assertTrue(o.validate(1, perRun).contains("-sck_table_bits=20 and -sck_db_count=1000"));
+        assertEquals(1, parse("-sck_db_count=0").databases(), "none is one, as before");
+        assertEquals(1, parse("-sck_footer_unique_id").databases());
+    }
+
+    private static StressCacheKeyOptions parse(String... args) {
+        StressCacheKeyOptions o = new StressCacheKeyOptions();
+        new picocli.CommandLine(o).parseArgs(args);
+        return o;
+    }
+
+    /** The bench flag -stress_cache_key uses is checked too: a huge one wrapped the deadline. */
+    @Test
+    void progressIntervalIsChecked() {
+        assertTrue(refused(with("-progress_interval=1e300")).startsWith(
+                "clockwork bench: -progress_interval must be in [0, 31536000] seconds"));
+        assertTrue(refused(with("-progress_interval=NaN")).contains("-progress_interval"));
+    }
+
+    /**
+     * Runs that never collide repeat for as long as the user waits: a finished run must not be
+     * kept. With 100,000 databases a run holds 3.2 MB, so keeping them ran a 256 MiB heap out
+     * within 80 runs; the child JVM must get through 300.
+     */
+    @Test
+    void finishedRunsAreNotKept() throws Exception {
+        ChildRun child = new ChildRun("bench", "-stress_cache_key", "-sck_files_per_day=1",
+                "-sck_days_per_run=1", "-sck_restarts_per_day=1", "-sck_table_bits=10",
+                "-sck_db_count=100000", "-progress_interval=0", "-threads=2", "-seed=1");
+        try {
+            child.awaitLine(true, line -> line.equals("No collisions after 300 x 1 days"));
+        } finally {
+            child.terminate();
+        }
     }
 }

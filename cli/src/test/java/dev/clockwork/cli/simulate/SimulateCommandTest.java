@@ -157,8 +157,8 @@ class SimulateCommandTest {
         assertRefused("-trace needs -capacities", "simulate", "-trace", t);
         assertRefused("-capacities: every capacity must be >= 1", "simulate", "-trace", t,
                 "-capacities=10,0");
-        assertRefused("-trace: cannot read", "simulate", "-trace", t + ".missing",
-                "-capacities=10");
+        assertRefused("-trace " + t + ".missing: no such file", "simulate", "-trace",
+                t + ".missing", "-capacities=10");
         assertRefused("-format must be", "simulate", "-trace", t, "-capacities=10",
                 "-format=parquet");
         assertRefused("-policies: unknown policy 'arc'", "simulate", "-trace", t,
@@ -182,9 +182,137 @@ class SimulateCommandTest {
     @Test
     void bytesNeedsATraceWithSizes() throws IOException {
         Path a = lirsTrace("n.trace", 10);
-        Object[] r = run("simulate", "-trace", a.toString(), "-capacities=10", "-bytes");
-        assertEquals(1, r[0]);
-        assertTrue(((String) r[2]).contains("-bytes needs sizes"), (String) r[2]);
+        assertEquals("clockwork simulate: -trace " + a + ": -bytes needs sizes, and this trace"
+                + " has none (only -format=csv traces do)",
+                refusedInOneLine("simulate", "-trace", a.toString(), "-capacities=10", "-bytes"));
+    }
+
+    /**
+     * Runs the tool and checks that it refused before printing anything: exit code 2, one line
+     * on stderr without a stack frame; returns that line.
+     */
+    private static String refusedInOneLine(String... args) {
+        Object[] r = RunMain.run(args);
+        String err = (String) r[2];
+        assertEquals(2, r[0], "exit code for " + List.of(args) + ": " + err);
+        assertEquals("", r[1], "nothing printed before the refusal");
+        assertEquals(1, err.lines().count(), "one line:\n" + err);
+        assertTrue(err.lines().noneMatch(l -> l.strip().startsWith("at ")), err);
+        assertTrue(!err.contains("null"), err);
+        return err.strip();
+    }
+
+    /** A 4-access CSV trace whose mean access size is 125 bytes. */
+    private Path meanSize125() throws IOException {
+        return TraceReaderTest.write(dir, "s.csv", "1,100\n2,200\n3,100\n1,100\n"
+                .getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /**
+     * A byte capacity a cache builder refuses (a fixed table sized for entries of the mean size,
+     * 125 bytes, cannot hold one in 100 bytes) is one line naming the capacity and the policy,
+     * given before any result is printed.
+     */
+    @Test
+    void byteCapacitiesABuilderRefusesAreOneLineNamingTheCapacity() throws IOException {
+        Path csv = meanSize125();
+        String line = refusedInOneLine("simulate", "-trace", csv.toString(),
+                "-capacities=1000,100", "-bytes");
+        assertTrue(line.startsWith("clockwork simulate: -trace " + csv + ": -capacities=100"
+                + " (bytes): fixed_hyper_clock_cache cannot be built for it: estimatedEntryCharge"
+                + " 125 is larger than"), line);
+        assertTrue(line.endsWith("(give another capacity, or leave fixed_hyper_clock_cache out"
+                + " of -policies)"), line);
+        Object[] r = run("simulate", "-trace", csv.toString(), "-capacities=100", "-bytes",
+                "-policies=lru,lru_cache,auto_hyper_clock_cache", "-csv");
+        assertEquals(0, r[0], "the other types take it: " + r[2]);
+    }
+
+    /** A fixed table is allocated up front: bytes allow it as many entries as entries do. */
+    @Test
+    void aFixedTableTooLargeForByteCapacitiesIsRefused() throws IOException {
+        Path csv = meanSize125();
+        long tooMany = 125 * (SimulateOptions.MAX_ENTRIES + 1);
+        String line = refusedInOneLine("simulate", "-trace", csv.toString(),
+                "-capacities=" + tooMany, "-bytes", "-policies=fixed_hyper_clock_cache_tinylfu");
+        assertTrue(line.contains("-capacities=" + tooMany + " (bytes):"
+                + " fixed_hyper_clock_cache_tinylfu cannot be built for it: a fixed table"), line);
+        assertTrue(line.contains("more than " + SimulateOptions.MAX_ENTRIES), line);
+    }
+
+    /** Whatever is wrong with a trace file, one line naming it and saying what, exit code 2. */
+    @Test
+    void traceProblemsAreOneLineNamingTheFile() throws IOException {
+        Path empty = TraceReaderTest.write(dir, "empty.trace", new byte[0]);
+        assertEquals("clockwork simulate: -trace " + empty + ": holds no accesses",
+                refusedInOneLine("simulate", "-trace", empty.toString(), "-capacities=10"));
+        assertEquals("clockwork simulate: -trace needs a file name, was empty",
+                refusedInOneLine("simulate", "-trace=", "-capacities=10"));
+        Path sub = Files.createDirectory(dir.resolve("sub.trace"));
+        assertEquals("clockwork simulate: -trace " + sub + ": is a directory, not a trace file",
+                refusedInOneLine("simulate", "-trace", sub.toString(), "-capacities=10"));
+        byte[] gz = Files.readAllBytes(lirsTrace("whole.trace.gz", 3000));
+        Path cut = Files.write(dir.resolve("cut.trace.gz"), java.util.Arrays.copyOf(gz, 5));
+        assertEquals("clockwork simulate: -trace " + cut + ": the gzip data ends early (is the"
+                + " file truncated?)",
+                refusedInOneLine("simulate", "-trace", cut.toString(), "-capacities=10"));
+        Path zeros = TraceReaderTest.write(dir, "zeros.gz", new byte[4 << 20]);
+        assertTrue(refusedInOneLine("simulate", "-trace", zeros.toString(), "-capacities=10",
+                "-max_accesses=1000").startsWith("clockwork simulate: -trace " + zeros
+                + ": more than 1000 accesses (-max_accesses=1000;"));
+        assertTrue(refusedInOneLine("simulate", "-trace", zeros.toString(), "-capacities=10",
+                "-format=lirs").startsWith("clockwork simulate: -trace " + zeros
+                + ":1: line longer than " + TraceLines.MAX_LINE_BYTES + " bytes"));
+        Path text = TraceReaderTest.write(dir, "text.gz", "hello\n".getBytes(
+                StandardCharsets.US_ASCII));
+        assertEquals("clockwork simulate: -trace " + text + ":1: key 'hello' is not a decimal"
+                + " 64-bit integer (is the trace in this format? see -format)",
+                refusedInOneLine("simulate", "-trace", text.toString(), "-capacities=10"));
+    }
+
+    @Test
+    void maxAccessesIsBoundedAndForTracesOnly() throws IOException {
+        String t = lirsTrace("m.trace", 10).toString();
+        assertEquals("clockwork simulate: -max_accesses must be in [1, "
+                + Trace.Builder.MAX_LENGTH + "], was 0",
+                refusedInOneLine("simulate", "-trace", t, "-capacities=10", "-max_accesses=0"));
+        assertTrue(refusedInOneLine("simulate", "-trace", t, "-capacities=10",
+                "-max_accesses=2147483632").contains("-max_accesses must be in"));
+        assertEquals("clockwork simulate: -max_accesses is for -trace; with -pollution give"
+                + " -accesses", refusedInOneLine("simulate", "-pollution=zipf", "-capacity=10",
+                "-max_accesses=5"));
+        Object[] r = run("simulate", "-trace", t, "-capacities=10", "-max_accesses=10", "-csv");
+        assertEquals(0, r[0], (String) r[2]);
+    }
+
+    /** The scenario's trace and zipf table are made before it runs: checked against the heap. */
+    @Test
+    void pollutionThatCannotFitTheHeapIsRefused() {
+        assertTrue(Runtime.getRuntime().maxMemory() < 6L << 30, "a heap under 6 GiB");
+        String line = refusedInOneLine("simulate", "-pollution=zipf", "-capacity=10",
+                "-good_keys=1000000000");
+        assertTrue(line.startsWith("clockwork simulate: -good_keys=1000000000: -accesses=1000000"
+                + " (default) and a zipf table of 1000000000 good keys (-good_keys) take"
+                + " 8008000000 bytes of heap (8 an access, 8 a good key), more than 75% of the"
+                + " JVM's maximum heap ("), line);
+        Object[] r = run("simulate", "-pollution=uniform", "-capacity=10", "-accesses=1000",
+                "-good_keys=1000000000", "-policies=lru", "-csv");
+        assertEquals(0, r[0], "uniform draws need no table: " + r[2]);
+        SimulateOptions o = new SimulateOptions();
+        o.pollution = "uniform";
+        o.accesses = 1000;
+        assertEquals(null, o.pollutionHeapProblem(10_667), "75% of it: 8,000 bytes");
+        assertTrue(o.pollutionHeapProblem(10_666).startsWith("-accesses=1000 take"
+                + " 8000 bytes of heap (8 an access), more than 75%"));
+    }
+
+    @Test
+    void helpDocumentsTheTraceLimits() {
+        String help = (String) run("simulate", "--help")[1];
+        assertTrue(help.contains("-max_accesses=<uint64>"), help);
+        String flat = help.replaceAll("\\s+", " ");
+        assertTrue(flat.contains("Default: " + TraceReader.DEFAULT_MAX_ACCESSES), flat);
+        assertTrue(flat.contains("at most " + TraceLines.MAX_LINE_BYTES + " bytes"), flat);
     }
 
     private static void assertRefused(String message, String... args) {

@@ -282,4 +282,18 @@ class SoakFlagsTest {
             assertTrue(rss > 1 << 20, "this JVM's RSS: " + rss);
         }
     }
+
+    /** 4,096 workers with 16 MiB value arrays were an OutOfMemoryError with a stack trace. */
+    @Test
+    void workersBuffersMustFitTheHeap() {
+        String p = problem("-threads=4096", "-value_bytes=16777216", "-cache_size=1073741824",
+                "-populate_cache=false");
+        assertTrue(p.startsWith("-threads=4096 workers hold 16777288 bytes of heap each (a value"
+                + " array of -value_bytes=16777216 and a ring of 3 pinned handles, 24 bytes each),"
+                + " 68719771648 in all, more than 75% of the JVM's maximum heap"), p);
+        Object[] r = RunMain.run("soak", "-threads=4096", "-value_bytes=16777216",
+                "-cache_size=1073741824", "-populate_cache=false");
+        assertEquals(2, r[0]);
+        assertEquals(1, ((String) r[2]).lines().count(), (String) r[2]);
+    }
 }
