@@ -43,7 +43,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  *       (lookup, insert, erase) or read past the end of their view.</li>
  * </ul>
  * A callback inside a callback behaves (a thread-local depth), so that calls cannot recurse
- * without end.
+ * without end. Half the seeds set a strict capacity limit, whose eviction path differs; the
+ * seed also picks TinyLFU's decisions or a coin's, and who closes the cache at the end.
  *
  * <h2>What is checked</h2>
  * <ul>
@@ -87,6 +88,8 @@ class CallbackFuzzTest {
     private static final long ABSENT = -7;
     /** What the fuzz's readers return for bytes of no value of their key. */
     private static final long NOT_OWN = MisuseKit.NOT_THIS_KEY;
+    /** Who closes the cache at the end ({@link Run#closeFromACallback}), by the run's choice. */
+    private static final String[] CLOSERS = {"a reader", "a visitor", "recordAccess", "the test"};
     /** The reader's and visitor's behaviour that reads one byte past the end of its view. */
     private static final int PAST_VIEW = 2;
     private static final double[] BAD_SHARES = {Double.NaN, Double.POSITIVE_INFINITY,
@@ -129,9 +132,11 @@ class CallbackFuzzTest {
     @EnumSource(Kind.class)
     void hostileCallbacksNeverHangCorruptOrLeak(Kind kind) throws InterruptedException {
         long seed = SEED != null ? SEED : System.nanoTime() ^ kind.ordinal();
-        System.out.println("CallbackFuzzTest " + kind + ": seed " + seed + ", " + SECONDS + " s");
         long baseline = NativeMemory.outstandingBytes();
         Run run = new Run(kind, seed);
+        System.out.println("CallbackFuzzTest " + kind + ": seed " + seed + ", " + SECONDS + " s, "
+                + (run.policy.coin ? "coin" : "TinyLFU") + " decisions"
+                + (run.strict ? ", strict capacity limit" : ""));
         run.execute();
         run.checkQuietCache();
         run.closeFromACallback();
@@ -158,15 +163,24 @@ class CallbackFuzzTest {
         final LongAdder refusedCalls = new LongAdder();
         /** Outcomes of calls back, by "where: call -> outcome". */
         final Map<String, LongAdder> callBacks = new ConcurrentHashMap<>();
+        /** Whether the cache has a strict capacity limit (its eviction path differs). */
+        final boolean strict;
+        /** How {@link #closeFromACallback} closes the cache. */
+        final int closeHow;
         volatile boolean stop;
         long deadline;
 
         Run(Kind kind, long seed) {
             this.kind = kind;
             this.seed = seed;
-            this.policy = new HostilePolicy(this,
-                    new TinyLfu(CAPACITY, kind == Kind.LRU), seed);
+            // The run's choices, from a stream apart from the workers' (seeded by its split).
+            SplittableRandom choices = new SplittableRandom(~seed);
+            this.strict = choices.nextBoolean();
+            this.closeHow = choices.nextInt(CLOSERS.length);
+            this.policy = new HostilePolicy(this, new TinyLfu(CAPACITY, kind == Kind.LRU),
+                    choices.nextBoolean());
             this.cache = kind.build(CAPACITY, VALUE_BASE, SHARD_BITS, policy);
+            cache.setStrictCapacityLimit(strict);
         }
 
         String where() {
@@ -229,9 +243,8 @@ class CallbackFuzzTest {
         void closeFromACallback() {
             assertTrue(MisuseKit.insert(cache, 1, versions.incrementAndGet(),
                     MisuseKit.lengthOf(1, VALUE_BASE)), where() + ": insert into the empty cache");
-            int how = (int) Math.floorMod(seed, 4L);
             try {
-                switch (how) {
+                switch (closeHow) {
                     case 0 -> cache.read(1, ~1L, value -> {
                         cache.close();
                         return 0;
@@ -250,8 +263,7 @@ class CallbackFuzzTest {
                 // the call that closed the cache may not finish
             }
             cache.close();
-            System.out.println("CallbackFuzzTest " + kind + ": closed from "
-                    + new String[] {"a reader", "a visitor", "recordAccess", "the test"}[how]);
+            System.out.println("CallbackFuzzTest " + kind + ": closed from " + CLOSERS[closeHow]);
         }
 
         /** Counts a call back's outcome, and fails a call back the contract does not allow. */
@@ -347,10 +359,10 @@ class CallbackFuzzTest {
         volatile boolean quiet;
         volatile boolean closeOnAccess;
 
-        HostilePolicy(Run run, TinyLfu decisions, long seed) {
+        HostilePolicy(Run run, TinyLfu decisions, boolean coin) {
             this.run = run;
             this.decisions = decisions;
-            this.coin = (seed & 4) != 0;
+            this.coin = coin;
         }
 
         @Override
