@@ -283,7 +283,7 @@ class CallbackFuzzTest {
                 outcome = "callback's own";
             }
             String expected = expectedOutcome(where, call);
-            if (expected != null && !expected.equals(outcome)
+            if (!expected.equals(outcome)
                     && !outcome.equals("callback's own")) {
                 throw new Broken(where + ": " + call + " from a callback was " + outcome
                         + ", the contract says " + expected);
@@ -293,7 +293,7 @@ class CallbackFuzzTest {
         }
 
         /**
-         * What the contract says of a call back, or null where either is allowed. An LRU
+         * What the contract says of a call back: "served" or "refused". An LRU
          * policy and visitor run under a shard's lock: every call is refused. A HyperClock
          * policy runs inside the insert: insert and close are refused, the rest served; its
          * visitor holds only a reference: served. Readers, recordAccess and recordInsert run

@@ -13,10 +13,12 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.Pipe;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -95,6 +97,110 @@ class CloseVsIoTest {
         });
     }
 
+    /**
+     * A second close while the first waits for the write waits for the first: when it returns,
+     * every native byte is freed. Old behaviour: the second close saw the cache marked closed
+     * and returned at once, with nothing freed (and nothing ever was).
+     */
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void aSecondCloseReturnsOnlyOnceTheFirstHasFreedEverything(Kind kind) throws Throwable {
+        withinDeadline("second close vs I/O " + kind, DEADLINE, () -> {
+            long baseline = NativeMemory.outstandingBytes();
+            try (Race race = new Race(kind, View.VALUE)) {
+                race.startClose();
+                AtomicReference<Long> atReturn = new AtomicReference<>();
+                Thread second = new Thread(() -> {
+                    race.cache.close();
+                    atReturn.set(NativeMemory.outstandingBytes());
+                }, "second closer");
+                second.setDaemon(true);
+                second.start();
+                awaitWaitingOrDone(second);
+                assertNull(atReturn.get(), "the second close returned while the first waited");
+                race.drainAndJoin();
+                second.join();
+                assertEquals(baseline, atReturn.get(), "native bytes when the second close"
+                        + " returned");
+            }
+        });
+    }
+
+    /**
+     * An LRU visitor that closes the cache while another thread's close waits for the write
+     * (holding the close and needing the visited shard's lock later): its close returns at once
+     * instead of waiting for a close that waits for its lock, the visit ends, and the first
+     * close then frees everything. This guards the waiting second close against that lock
+     * cycle. (On the old code it fails earlier: the first close gave up during the write.)
+     */
+    @Test
+    void aCloseFromAnLruVisitorDuringAnotherCloseReturnsAtOnce() throws Throwable {
+        withinDeadline("close from an LRU visitor vs I/O", DEADLINE, () -> {
+            long baseline = NativeMemory.outstandingBytes();
+            try (Race race = new Race(Kind.LRU, View.VALUE)) {
+                CountDownLatch visiting = new CountDownLatch(1);
+                CountDownLatch firstCloseWaits = new CountDownLatch(1);
+                AtomicBoolean visitorCloseReturned = new AtomicBoolean();
+                AtomicReference<Throwable> visitFailure = new AtomicReference<>();
+                Thread visitor = new Thread(() -> {
+                    try {
+                        race.cache.forEachEntry((key0, key1, value, charge) -> {
+                            visiting.countDown();
+                            awaitUninterruptibly(firstCloseWaits);
+                            race.cache.close();
+                            visitorCloseReturned.set(true);
+                        }, 1);
+                    } catch (IllegalStateException closed) {
+                        // the visit ends with the cache closed, as it may
+                    } catch (Throwable t) {
+                        visitFailure.set(t);
+                    }
+                }, "visitor");
+                visitor.setDaemon(true);
+                visitor.start();
+                visiting.await(); // the visitor holds its shard's lock from here on
+                race.startClose();
+                firstCloseWaits.countDown();
+                visitor.join();
+                assertNull(visitFailure.get(), "the visit failed");
+                assertTrue(visitorCloseReturned.get(), "the visitor's close did not return");
+                assertTrue(race.closer.isAlive(), "the first close returned during the write");
+                race.drainAndJoin();
+                assertNull(race.closeFailure.get(), "the first close threw");
+            }
+            assertEquals(baseline, NativeMemory.outstandingBytes(), "native bytes after close");
+        });
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                latch.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Waits until {@code thread} is parked or blocked (waiting for something), or has ended. */
+    static void awaitWaitingOrDone(Thread thread) {
+        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(DEADLINE / 2);
+        while (thread.getState() != Thread.State.TIMED_WAITING
+                && thread.getState() != Thread.State.WAITING
+                && thread.getState() != Thread.State.BLOCKED
+                && thread.getState() != Thread.State.TERMINATED) {
+            if (System.nanoTime() - giveUp > 0) {
+                throw new AssertionError("neither waits nor ends: " + CallbackKit.stackOf(thread));
+            }
+            LockSupport.parkNanos(100_000);
+        }
+    }
+
     /** One cache holding one 1 MiB value, a thread writing a view of it to a pipe, a closer. */
     private static final class Race implements AutoCloseable {
         final Cache cache;
@@ -166,16 +272,7 @@ class CloseVsIoTest {
             }, "closer");
             closer.setDaemon(true);
             closer.start();
-            long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(DEADLINE / 2);
-            while (closer.getState() != Thread.State.TIMED_WAITING
-                    && closer.getState() != Thread.State.WAITING
-                    && closer.getState() != Thread.State.TERMINATED) {
-                if (System.nanoTime() - giveUp > 0) {
-                    throw new AssertionError("close neither waits nor ends: "
-                            + CallbackKit.stackOf(closer));
-                }
-                LockSupport.parkNanos(100_000);
-            }
+            awaitWaitingOrDone(closer);
         }
 
         /** Reads the rest of the value from the pipe, joins both threads, checks the bytes. */
