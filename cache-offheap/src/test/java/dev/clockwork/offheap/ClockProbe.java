@@ -1,6 +1,7 @@
 package dev.clockwork.offheap;
 import dev.clockwork.offheap.clock.ClockMeta;
 import dev.clockwork.offheap.clock.ClockShard;
+import dev.clockwork.offheap.clock.ClockSteps;
 
 /**
  * White-box access to HyperClock meta words for the stress tests (cache-stress), shipped in this
@@ -51,5 +52,23 @@ public final class ClockProbe {
                                       long count) {
         return table(cache, handle).compareAndExchangeMeta(slot(cache, handle), expected,
                 ClockMeta.withCounters(expected, count)) == expected;
+    }
+
+    /**
+     * The first half of a lookup's momentary reference on the slot a table handle names (see
+     * {@link ClockSteps}); returns the stamp to give it back with.
+     */
+    public static int addMomentaryReference(HyperClockCache cache, long handle) {
+        return ClockSteps.addReference(table(cache, handle), slot(cache, handle));
+    }
+
+    /** The second half: the give-back of a lookup that found no entry of its key there. */
+    public static void giveBackMomentaryReference(HyperClockCache cache, long handle, int stamp) {
+        ClockSteps.giveBack(table(cache, handle), slot(cache, handle), stamp);
+    }
+
+    /** Takes one reference off the slot's word and nothing more; whether it was {@code expected}. */
+    public static boolean dropReferenceOnly(HyperClockCache cache, long handle, long expected) {
+        return ClockSteps.dropReferenceOnly(table(cache, handle), slot(cache, handle), expected);
     }
 }

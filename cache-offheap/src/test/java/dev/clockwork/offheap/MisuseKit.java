@@ -2,6 +2,7 @@ package dev.clockwork.offheap;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.cache.admission.Admission;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -31,27 +32,34 @@ final class MisuseKit {
     private MisuseKit() {
     }
 
+    /** The seed every cache built here hashes keys with, so that tests can hash keys too. */
+    static final long HASH_SEED = 0x6B65_7953_6565_6400L;
+
     /** The cache types, each with one shard unless asked otherwise. */
     enum Kind {
         FIXED {
             @Override
-            Cache build(long capacity, long estimatedEntryCharge, int shardBits) {
+            ShardedCache build(long capacity, long estimatedEntryCharge, int shardBits,
+                               Admission admission) {
                 return FixedHyperClockCache.builder().capacity(capacity)
                         .estimatedEntryCharge(estimatedEntryCharge).numShardBits(shardBits)
-                        .build();
+                        .admission(admission).hashSeed(HASH_SEED).build();
             }
         },
         AUTO {
             @Override
-            Cache build(long capacity, long estimatedEntryCharge, int shardBits) {
+            ShardedCache build(long capacity, long estimatedEntryCharge, int shardBits,
+                               Admission admission) {
                 return AutoHyperClockCache.builder().capacity(capacity).numShardBits(shardBits)
-                        .build();
+                        .admission(admission).hashSeed(HASH_SEED).build();
             }
         },
         LRU {
             @Override
-            Cache build(long capacity, long estimatedEntryCharge, int shardBits) {
-                return LruCache.builder().capacity(capacity).numShardBits(shardBits).build();
+            ShardedCache build(long capacity, long estimatedEntryCharge, int shardBits,
+                               Admission admission) {
+                return LruCache.builder().capacity(capacity).numShardBits(shardBits)
+                        .admission(admission).hashSeed(HASH_SEED).build();
             }
         };
 
@@ -59,7 +67,13 @@ final class MisuseKit {
          * A cache of this type; {@code estimatedEntryCharge} sizes a fixed table (the others
          * ignore it).
          */
-        abstract Cache build(long capacity, long estimatedEntryCharge, int shardBits);
+        Cache build(long capacity, long estimatedEntryCharge, int shardBits) {
+            return build(capacity, estimatedEntryCharge, shardBits, Admission.ALWAYS);
+        }
+
+        /** As {@link #build(long, long, int)}, asking {@code admission} before evicting. */
+        abstract ShardedCache build(long capacity, long estimatedEntryCharge, int shardBits,
+                                    Admission admission);
 
         boolean hyperClock() {
             return this != LRU;

@@ -16,6 +16,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongFunction;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -34,7 +35,7 @@ class ReadTest {
     }
 
     /** The version of a whole value of {@code key}; throws if the bytes are not one. */
-    private static long versionOf(MemorySegment value, long key) {
+    static long versionOf(MemorySegment value, long key) {
         long found = value.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
         long version = value.get(ValueLayout.JAVA_LONG_UNALIGNED, 8);
         byte[] expected = GetTest.valueOf(key, version, (int) value.byteSize());
@@ -103,6 +104,14 @@ class ReadTest {
     @ParameterizedTest
     @ValueSource(strings = {"fixed", "auto", "lru"})
     void readersNeverGetAResultOfAnotherKeysOrATornValue(String type) throws Exception {
+        raceReaders(type, key -> value -> versionOf(value, key));
+    }
+
+    /**
+     * The race above with the reader {@code readerOf} makes for each key: it must return the
+     * version of a whole value of its key, and throw on anything else.
+     */
+    static void raceReaders(String type, LongFunction<ValueReader> readerOf) throws Exception {
         int keys = 256;
         int length = 96;
         try (ShardedCache cache = GetTest.build(type, 64L * 200)) { // room for ~100: eviction
@@ -119,8 +128,7 @@ class ReadTest {
                     try {
                         while (!stop.get()) {
                             long key = random.nextInt(keys);
-                            long version = cache.read(key, ~key, value -> versionOf(value, key),
-                                    ABSENT);
+                            long version = cache.read(key, ~key, readerOf.apply(key), ABSENT);
                             if (version != ABSENT) {
                                 assertTrue(version > 0, "version " + version);
                                 hits.incrementAndGet();

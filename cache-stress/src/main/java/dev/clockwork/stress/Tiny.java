@@ -2,6 +2,8 @@ package dev.clockwork.stress;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.cache.hash.KeyHash;
+import dev.clockwork.offheap.AdmissionPolicy;
 import dev.clockwork.offheap.ClockProbe;
 
 import dev.clockwork.offheap.FixedHyperClockCache;
@@ -89,11 +91,44 @@ final class Tiny {
      * so that the tests' arithmetic no longer holds.
      */
     static FixedHyperClockCache cache(long capacity) {
-        FixedHyperClockCache cache = FixedHyperClockCache.builder()
-                .capacity(capacity)
-                .estimatedEntryCharge(CHARGE)
-                .numShardBits(0)
-                .build();
+        return checked(FixedHyperClockCache.builder().capacity(capacity)
+                .estimatedEntryCharge(CHARGE).numShardBits(0).build());
+    }
+
+    /** The seed {@link #cache(long, AdmissionPolicy)} hashes keys with. */
+    static final long HASH_SEED = 0x7E57_5EED_0000_0001L;
+
+    /**
+     * As {@link #cache(long)}, asking {@code policy} before each eviction, and hashing keys with
+     * {@link #HASH_SEED}, so that a test can tell which slot a key's lookups start at
+     * ({@link #collidingKey}).
+     */
+    static FixedHyperClockCache cache(long capacity, AdmissionPolicy policy) {
+        return checked(FixedHyperClockCache.builder().capacity(capacity)
+                .estimatedEntryCharge(CHARGE).numShardBits(0).admission(policy)
+                .hashSeed(HASH_SEED).build());
+    }
+
+    /**
+     * A key id (never one with a value: never inserted) whose lookups in a cache of
+     * {@link #cache(long, AdmissionPolicy)} start at the home slot of {@code key}: a lookup of it
+     * takes a momentary reference on whatever entry sits there, and gives it back on seeing
+     * another key.
+     */
+    static int collidingKey(int key) {
+        long home = homeSlot(key);
+        for (int k = MAX_KEYS; ; k++) {
+            if (homeSlot(k) == home) {
+                return k;
+            }
+        }
+    }
+
+    private static long homeSlot(int key) {
+        return KeyHash.hash1(key0(key), key1(key), HASH_SEED) & (SLOTS - 1);
+    }
+
+    private static FixedHyperClockCache checked(FixedHyperClockCache cache) {
         if (cache.tableSlots() != SLOTS || cache.usage() != METADATA) {
             long slots = cache.tableSlots();
             long usage = cache.usage();

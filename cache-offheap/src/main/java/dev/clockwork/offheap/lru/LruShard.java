@@ -139,8 +139,15 @@ public final class LruShard extends LruList implements Shard {
         this.stats = memory.stats;
         this.events = memory.events;
         this.strict = strict;
-        // Asked before anything is allocated: if the policy throws, nothing is left to free.
-        double share = this.admission != null ? askWindowShare() : 0;
+        // Asked before the slab and buckets are allocated; the list heads (LruList) already
+        // are: if the policy throws, they are freed here, as no close will ever see this shard.
+        double share;
+        try {
+            share = this.admission != null ? askWindowShare() : 0;
+        } catch (Throwable t) {
+            freeListHeads();
+            throw t;
+        }
         this.slab = new RecordSlab(memory.all(), RAW, memory.stampSalt,
                 (long) shardNumber << EntryStamp.LOCATION_BITS, maxRecordChunks);
         this.bucketBits = MIN_BUCKET_BITS;
@@ -692,6 +699,11 @@ public final class LruShard extends LruList implements Shard {
         freed = true;
         slab.freeAll(); // live entries' values go with the value slabs' chunks, freed last
         NativeAllocator.free(buckets, 4L << bucketBits);
+        freeListHeads();
+    }
+
+    /** Frees the list's head records ({@link LruList}'s, allocated before anything else). */
+    private void freeListHeads() {
         NativeAllocator.free(head, LruRecordLayout.ENTRY_BYTES);
         if (windowHead != 0) {
             NativeAllocator.free(windowHead, LruRecordLayout.ENTRY_BYTES);
