@@ -177,7 +177,7 @@ class CallbackFuzzTest {
             SplittableRandom choices = new SplittableRandom(~seed);
             this.strict = choices.nextBoolean();
             this.closeHow = choices.nextInt(CLOSERS.length);
-            this.policy = new HostilePolicy(this, new TinyLfu(CAPACITY, kind == Kind.LRU),
+            this.policy = new HostilePolicy(this, new TinyLfu(CAPACITY, Long.MAX_VALUE, kind == Kind.LRU),
                     choices.nextBoolean());
             this.cache = kind.build(CAPACITY, VALUE_BASE, SHARD_BITS, policy);
             cache.setStrictCapacityLimit(strict);
