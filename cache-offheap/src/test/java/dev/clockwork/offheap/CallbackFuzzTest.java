@@ -106,19 +106,7 @@ class CallbackFuzzTest {
             this.weight = weight;
         }
 
-        private static final Op[] BY_PERCENT = new Op[100];
-
-        static {
-            int i = 0;
-            for (Op op : values()) {
-                for (int w = 0; w < op.weight; w++) {
-                    BY_PERCENT[i++] = op;
-                }
-            }
-            if (i != 100) {
-                throw new AssertionError("weights add up to " + i);
-            }
-        }
+        private static final Op[] BY_PERCENT = MisuseKit.byPercent(values(), op -> op.weight);
     }
 
     /** A failure of the fuzz's own checks: never a callback's exception, never excused. */

@@ -124,19 +124,7 @@ class MisuseFuzzTest {
             this.weight = weight;
         }
 
-        private static final Op[] BY_PERCENT = new Op[100];
-
-        static {
-            int i = 0;
-            for (Op op : values()) {
-                for (int w = 0; w < op.weight; w++) {
-                    BY_PERCENT[i++] = op;
-                }
-            }
-            if (i != 100) {
-                throw new AssertionError("weights add up to " + i);
-            }
-        }
+        private static final Op[] BY_PERCENT = MisuseKit.byPercent(values(), op -> op.weight);
 
         static Op draw(SplittableRandom random) {
             return BY_PERCENT[random.nextInt(100)];

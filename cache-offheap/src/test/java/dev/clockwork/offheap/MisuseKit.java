@@ -192,4 +192,27 @@ final class MisuseKit {
     static String hex(long handle) {
         return "0x" + Long.toHexString(handle);
     }
+
+    /**
+     * A table of 100 picks in which each value stands as many times as its weight: a random index
+     * into it draws the values with those weights (out of 100).
+     *
+     * @throws AssertionError if the weights do not add up to 100
+     */
+    static <E> E[] byPercent(E[] values, java.util.function.ToIntFunction<E> weight) {
+        E[] table = java.util.Arrays.copyOf(values, 100);
+        int i = 0;
+        for (E value : values) {
+            for (int w = weight.applyAsInt(value); w > 0; w--) {
+                if (i == table.length) {
+                    throw new AssertionError("weights add up to more than 100");
+                }
+                table[i++] = value;
+            }
+        }
+        if (i != 100) {
+            throw new AssertionError("weights add up to " + i);
+        }
+        return table;
+    }
 }
