@@ -191,11 +191,19 @@ public abstract class ShardedCache implements Cache {
         checkOpen();
         long h0 = KeyHash.hash0(key0, key1, hashSeed);
         long h1 = KeyHash.hash1FromHash0(h0, key1);
+        return lookupCounted(h0, h1);
+    }
+
+    /**
+     * {@link #lookupHashed}, counted ({@link #countLookup}). If admission throws, the handle is
+     * released before the exception goes on: the caller never gets it to release.
+     */
+    private long lookupCounted(long h0, long h1) {
         long handle = lookupHashed(h0, h1);
         try {
             countLookup(h0, handle != MISS);
         } catch (Throwable t) {
-            releaseAfter(t, handle); // the policy threw: the caller gets no handle to release
+            releaseAfter(t, handle);
             throw t;
         }
         return handle;
@@ -376,13 +384,11 @@ public abstract class ShardedCache implements Cache {
                 return length;
             }
         }
-        long handle = lookupHashed(h0, h1);
+        long handle = lookupCounted(h0, h1);
         if (handle == MISS) {
-            countLookup(h0, false);
             return ABSENT;
         }
         try {
-            countLookup(h0, true);
             return segment != null ? copyValue(handle, segment, offset)
                     : copyValue(handle, array, (int) offset);
         } finally {
@@ -437,13 +443,20 @@ public abstract class ShardedCache implements Cache {
                 return result;
             }
         }
-        long handle = lookupHashed(h0, h1);
+        return readPinned(h0, h1, reader, ifAbsent);
+    }
+
+    /**
+     * {@link #read} under a reference: for caches that read only so, and for an entry fought
+     * over too hard to read without one. Apart so that {@link #read} stays small enough to
+     * inline whichever way a cache reads.
+     */
+    private long readPinned(long h0, long h1, ValueReader reader, long ifAbsent) {
+        long handle = lookupCounted(h0, h1);
         if (handle == MISS) {
-            countLookup(h0, false);
             return ifAbsent;
         }
         try {
-            countLookup(h0, true);
             return reader.read(value(handle));
         } finally {
             release(handle);

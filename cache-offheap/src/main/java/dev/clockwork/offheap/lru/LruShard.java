@@ -123,7 +123,11 @@ public final class LruShard extends LruList implements Shard {
      * @param capacity at most {@code usageLimit}
      * @param usageLimit the shard's share of {@link CacheOptions#MAX_USAGE}
      * @param maxRecordChunks the most chunks its records may take ({@link RecordSlab#maxChunks})
-     * @param values the cache's values, which this shard frees (evicted, erased, released)
+     * @param memory the cache's memory: its values, which this shard frees (evicted, erased,
+     *     released), its stats, events, stamp salt and callback guard
+     * @param admission the policy (asked before evicting, as W-TinyLFU), or
+     *     {@link Admission#ALWAYS}; asked for its window share here, before the records and
+     *     buckets are allocated
      */
     public LruShard(CacheMemory memory, int shardNumber, int shardBits, long capacity,
                     long usageLimit, int maxRecordChunks, boolean strict, double highRatio,
