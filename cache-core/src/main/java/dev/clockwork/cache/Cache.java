@@ -42,8 +42,9 @@ import java.lang.foreign.MemorySegment;
  * entry and its holders: the accounting stays exact, every byte is freed exactly once, and
  * {@link #copyValue} never returns bytes of an entry freed during the copy (it throws). A
  * {@link #value} view, however, is only as good as the reference behind it: read after the entry
- * is freed it may show other data, or, for large values, fault (a read-after-release is the
- * caller's bug; see docs/correctness.md). In HyperClock caches one more window exists for a
+ * is freed it may show another entry's bytes or zeros (the caches in
+ * {@code dev.clockwork.offheap} keep value memory mapped until close, so it does not fault; a
+ * read-after-release is the caller's bug; see docs/correctness.md). In HyperClock caches one more window exists for a
  * release through a stale handle: if, between its check and its compare-and-set of the slot's
  * word (nanoseconds), the entry is freed and new entries published in the slot until one has a
  * word equal in every bit (counters, state and 9 bits of its stamp, which come back only every
