@@ -166,4 +166,46 @@ class NativeAllocationFailureTest {
             assertReads(cache, k, 16);
         }
     }
+
+    /**
+     * Every native allocation a build makes, failed in turn: the build throws
+     * {@link OutOfMemoryError} and holds nothing (an LRU shard frees its list heads and records
+     * if its buckets or records cannot be had; before, they stayed allocated for good), until
+     * the allocation to fail lies past the build's last and the cache is built.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.EnumSource(MisuseKit.Kind.class)
+    void everyAllocationOfABuildFailingLeaksNothing(MisuseKit.Kind kind) {
+        for (int skip = 0; ; skip++) {
+            NativeAllocator.failAllocationAfter(skip);
+            Cache cache;
+            try {
+                cache = buildWithWindow(kind);
+            } catch (OutOfMemoryError expected) {
+                assertEquals(baseline, NativeMemory.outstandingBytes(),
+                        kind + ": allocation " + skip + " of the build failed and leaked");
+                continue;
+            } finally {
+                NativeAllocator.clearInjectedFailure();
+            }
+            cache.close();
+            assertEquals(baseline, NativeMemory.outstandingBytes(), kind + ": close leaked");
+            if (kind != MisuseKit.Kind.AUTO) { // an Auto table maps its slots, past the injection
+                assertTrue(skip > 0, kind + ": a build mallocs (tables, records, list heads)");
+            }
+            return;
+        }
+    }
+
+    /** A cache of {@code kind} with four shards and TinyLFU (an LRU then has a window list). */
+    private static Cache buildWithWindow(MisuseKit.Kind kind) {
+        return switch (kind) {
+            case FIXED -> HyperClockCache.newBuilder().capacity(1 << 20).numShardBits(2)
+                    .estimatedEntryCharge(1024).admission(AdmissionPolicy.TINY_LFU).build();
+            case AUTO -> HyperClockCache.newBuilder().capacity(1 << 20).numShardBits(2)
+                    .admission(AdmissionPolicy.TINY_LFU).build();
+            case LRU -> LruCache.builder().capacity(1 << 20).numShardBits(2)
+                    .admission(AdmissionPolicy.TINY_LFU).build();
+        };
+    }
 }

@@ -81,7 +81,12 @@ abstract class LruList {
         setNext(head, head);
         this.lowNewest = head;
         this.bottomNewest = head;
-        this.windowHead = window ? NativeAllocator.allocate(LruRecordLayout.ENTRY_BYTES) : 0;
+        try {
+            this.windowHead = window ? NativeAllocator.allocate(LruRecordLayout.ENTRY_BYTES) : 0;
+        } catch (OutOfMemoryError e) {
+            NativeAllocator.free(head, LruRecordLayout.ENTRY_BYTES); // nothing else holds it
+            throw e;
+        }
         if (window) {
             setPrev(windowHead, windowHead);
             setNext(windowHead, windowHead);

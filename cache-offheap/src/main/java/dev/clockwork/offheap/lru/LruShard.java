@@ -143,19 +143,24 @@ public final class LruShard extends LruList implements Shard {
         this.stats = memory.stats;
         this.events = memory.events;
         this.strict = strict;
-        // Asked before the slab and buckets are allocated; the list heads (LruList) already
-        // are: if the policy throws, they are freed here, as no close will ever see this shard.
+        // The list heads (LruList) are allocated already. If the policy throws, or an allocation
+        // below fails, what this shard holds so far is freed here: no close will see it.
         double share;
+        RecordSlab records = null;
         try {
             share = this.admission != null ? askWindowShare() : 0;
+            records = new RecordSlab(memory.all(), RAW, memory.stampSalt,
+                    (long) shardNumber << EntryStamp.LOCATION_BITS, maxRecordChunks);
+            this.buckets = allocateBuckets(MIN_BUCKET_BITS);
         } catch (Throwable t) {
+            if (records != null) {
+                records.freeAll();
+            }
             freeListHeads();
             throw t;
         }
-        this.slab = new RecordSlab(memory.all(), RAW, memory.stampSalt,
-                (long) shardNumber << EntryStamp.LOCATION_BITS, maxRecordChunks);
+        this.slab = records;
         this.bucketBits = MIN_BUCKET_BITS;
-        this.buckets = allocateBuckets(bucketBits);
         applyCapacity(capacity, share);
     }
 
