@@ -159,15 +159,15 @@ abstract class LruList {
         return charge(e) + metaCharge;
     }
 
-    int hashNext(long e) {
+    static int hashNext(long e) {
         return RAW.get(INT, e + HASH_NEXT_OFFSET);
     }
 
-    public long key0(long e) {
+    public static long key0(long e) {
         return RAW.get(LONG, e + KEY0_OFFSET);
     }
 
-    long key1(long e) {
+    static long key1(long e) {
         return RAW.get(LONG, e + KEY1_OFFSET);
     }
 

@@ -55,7 +55,6 @@ import dev.clockwork.offheap.memory.CacheMemory;
  * nanoseconds, and a contended monitor spins before it parks and allocates nothing.
  */
 public final class LruShard extends LruList implements Shard {
-    private static final int MIN_BUCKET_BITS = 4;
     private static final Priority[] PRIORITIES = Priority.values();
 
     /** {@link #refused} bit: the cache is closed (set by {@link #freeAll}). */
@@ -100,10 +99,8 @@ public final class LruShard extends LruList implements Shard {
     /** Records the window's entries that lose their duel (admission rejects) as JFR events. */
     private final CacheEvents events;
 
-    /** Bucket array: 4-byte record indexes, 0 = empty. */
-    private long buckets;
-    private int bucketBits;
-    private long entryCount;
+    /** The hash index over the records: key to record index. */
+    private final LruHashIndex hashIndex;
 
     private long capacity;
     /** The window's share of capacity last read from the policy. */
@@ -151,7 +148,7 @@ public final class LruShard extends LruList implements Shard {
             share = this.admission != null ? askWindowShare() : 0;
             records = new RecordSlab(memory.all(), RAW, memory.stampSalt,
                     (long) shardNumber << EntryStamp.LOCATION_BITS, maxRecordChunks);
-            this.buckets = allocateBuckets(MIN_BUCKET_BITS);
+            this.hashIndex = new LruHashIndex(records);
         } catch (Throwable t) {
             if (records != null) {
                 records.freeAll();
@@ -160,82 +157,13 @@ public final class LruShard extends LruList implements Shard {
             throw t;
         }
         this.slab = records;
-        this.bucketBits = MIN_BUCKET_BITS;
         applyCapacity(capacity, share);
     }
 
-    private static long allocateBuckets(int bits) {
-        long bytes = 4L << bits;
-        long address = NativeAllocator.allocate(bytes);
-        MemorySegment.ofAddress(address).reinterpret(bytes).fill((byte) 0);
-        return address;
-    }
-
-    // ---------------------------------------------------------------- the hash index
-
-    private long bucketOf(long h1) {
-        return buckets + ((h1 & ((1L << bucketBits) - 1)) << 2);
-    }
-
-    /**
-     * The address of the link (a bucket, or an entry's hash-next field) holding the index of the
-     * key's entry, or holding 0 at the end of the key's chain if it is absent.
-     */
-    private long findLink(long h0, long h1) {
-        long link = bucketOf(h1);
-        for (int i = RAW.get(INT, link); i != 0; i = RAW.get(INT, link)) {
-            long e = slab.address(i);
-            if (key1(e) == h1 && key0(e) == h0) {
-                return link;
-            }
-            link = e + HASH_NEXT_OFFSET;
-        }
-        return link;
-    }
-
-    private void hashInsert(long e, int index) {
-        long bucket = bucketOf(key1(e));
-        RAW.set(INT, e + HASH_NEXT_OFFSET, RAW.get(INT, bucket));
-        RAW.set(INT, bucket, index);
-        if (++entryCount > (1L << bucketBits)) {
-            resize(bucketBits + 1);
-        }
-    }
-
-    /**
-     * Doubles the bucket array (at load factor 1, as RocksDB's LRU handle table). If native memory
-     * runs out, the table stays as it is, only more loaded: the entry being inserted is already
-     * linked, so failing the insert here would leave it half done.
-     */
-    private void resize(int bits) {
-        long old = buckets;
-        int oldBits = bucketBits;
-        try {
-            buckets = allocateBuckets(bits);
-        } catch (OutOfMemoryError e) {
-            return;
-        }
-        bucketBits = bits;
-        for (long b = 0; b < (1L << oldBits); b++) {
-            int i = RAW.get(INT, old + (b << 2));
-            while (i != 0) {
-                long e = slab.address(i);
-                int following = hashNext(e);
-                long bucket = bucketOf(key1(e));
-                RAW.set(INT, e + HASH_NEXT_OFFSET, RAW.get(INT, bucket));
-                RAW.set(INT, bucket, i);
-                i = following;
-            }
-        }
-        NativeAllocator.free(old, 4L << oldBits);
-    }
-
-    /** Takes an entry out of the index (it must be there). */
+    /** Takes an entry out of the index (it must be there) and marks it out of the cache. */
     private void hashRemove(long e) {
-        long link = findLink(key0(e), key1(e));
-        RAW.set(INT, link, hashNext(e));
+        hashIndex.remove(e);
         setFlags(e, 0, IN_CACHE);
-        entryCount--;
     }
 
     // ---------------------------------------------------------------- handles
@@ -323,7 +251,7 @@ public final class LruShard extends LruList implements Shard {
     /** Finds the key and takes a reference; returns its handle, or 0. */
     public synchronized long lookup(long h0, long h1) {
         checkNotClosed();
-        int index = RAW.get(INT, findLink(h0, h1));
+        int index = hashIndex.find(h0, h1);
         if (index == 0) {
             return 0;
         }
@@ -632,7 +560,7 @@ public final class LruShard extends LruList implements Shard {
         int placement = INTO_MAIN;
         if (admission != null) {
             followWindowShare();
-            boolean replacing = RAW.get(INT, findLink(h0, h1)) != 0;
+            boolean replacing = hashIndex.find(h0, h1) != 0;
             placement = evictForWindowed(total, h0, replacing);
             if (placement == REFUSED_BY_POLICY) {
                 return REJECTED;
@@ -655,12 +583,12 @@ public final class LruShard extends LruList implements Shard {
         RAW.set(INT, e + VALUE_LENGTH_OFFSET, valueLength);
         setRefsAndFlags(e, IN_CACHE | (priority.ordinal() << PRIORITY_SHIFT)
                 | (keepRef ? ONE_REF : 0) | (placement == INTO_WINDOW ? IN_WINDOW : 0));
-        int old = RAW.get(INT, findLink(h0, h1));
+        int old = hashIndex.find(h0, h1);
         if (old != 0) {
             eraseEntry(slab.address(old));
         }
         usage += total;
-        hashInsert(e, index);
+        hashIndex.insert(e, index);
         if (!keepRef) {
             listInsert(e);
         }
@@ -670,7 +598,7 @@ public final class LruShard extends LruList implements Shard {
     /** Removes the key; returns whether it was present. */
     public synchronized boolean erase(long h0, long h1) {
         checkNotClosed();
-        int index = RAW.get(INT, findLink(h0, h1));
+        int index = hashIndex.find(h0, h1);
         if (index == 0) {
             return false;
         }
@@ -707,7 +635,7 @@ public final class LruShard extends LruList implements Shard {
     private void freeMemory() {
         freed = true;
         slab.freeAll(); // live entries' values go with the value slabs' chunks, freed last
-        NativeAllocator.free(buckets, 4L << bucketBits);
+        hashIndex.free();
         freeListHeads();
     }
 
@@ -856,12 +784,12 @@ public final class LruShard extends LruList implements Shard {
     }
 
     public synchronized long entryCount() {
-        return entryCount;
+        return hashIndex.entryCount();
     }
 
     /** Native bytes of the index and the records (carved slab chunks). */
     public synchronized long metadataBytes() {
-        return (4L << bucketBits) + slab.carvedRecords() * RecordSlab.RECORD_BYTES;
+        return hashIndex.bytes() + slab.carvedRecords() * RecordSlab.RECORD_BYTES;
     }
 
     /** The list from oldest to newest, for tests: entry addresses. */
