@@ -11,7 +11,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-import java.nio.channels.Channels;
 import java.nio.channels.WritableByteChannel;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -48,7 +47,31 @@ import org.openjdk.jcstress.infra.results.LLLL_Result;
 public class FixedHccValueViewVsClose {
     private final FixedHyperClockCache cache = Tiny.cache(Tiny.THREE_ENTRIES);
     private final ByteArrayOutputStream received = new ByteArrayOutputStream();
-    private final WritableByteChannel channel = Channels.newChannel(received);
+    /**
+     * Not {@code Channels.newChannel(received)}: that channel is interruptible, and an interrupt
+     * the harness leaves on an actor thread made it throw {@code ClosedByInterruptException}
+     * after a whole write, which says nothing of the cache. This one copies the buffer's bytes
+     * out in one bulk read, which holds the cache's memory for the copy, as a channel's write
+     * holds it.
+     */
+    private final WritableByteChannel channel = new WritableByteChannel() {
+        @Override
+        public int write(ByteBuffer src) {
+            byte[] bytes = new byte[src.remaining()];
+            src.get(bytes);
+            received.write(bytes, 0, bytes.length);
+            return bytes.length;
+        }
+
+        @Override
+        public boolean isOpen() {
+            return true;
+        }
+
+        @Override
+        public void close() {
+        }
+    };
     private final MemorySegment view;
 
     public FixedHccValueViewVsClose() {
