@@ -6,8 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
-import dev.clockwork.cache.Cache;
-import dev.clockwork.cli.CacheFactory;
+import dev.clockwork.cli.caches.BenchTarget;
+import dev.clockwork.cli.caches.Targets;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -67,6 +67,8 @@ public final class BenchCommand extends FlagCommand {
         if (stressCacheKey.stressCacheKey) {
             return stressCacheKey();
         }
+        var parsed = spec.commandLine().getParseResult();
+        refuse(BenchPreset.resolve(options, parsed::hasMatchedOption));
         refuse(options.validate());
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
@@ -103,26 +105,31 @@ public final class BenchCommand extends FlagCommand {
     private int compare(long seed, RunStop stop, PrintWriter stdout, PrintWriter out,
                         PrintWriter err) {
         List<BenchResult> results = new ArrayList<>();
-        for (String type : options.compare) {
+        List<String> labels = new ArrayList<>();
+        for (String entry : options.compare) {
             if (stop.requested()) {
                 break;
             }
-            out.printf("%n=== -cache_type=%s (a JVM of its own) ===%n", type);
+            Targets.CompareEntry e = Targets.CompareEntry.parse(entry);
+            List<String> jvm = e.jvmOptions(options.cacheSize);
+            out.printf("%n=== -cache_type=%s (a JVM of its own: %s) ===%n", e.type(),
+                    String.join(" ", jvm));
             out.flush();
             BenchResult result;
             try {
-                result = ForkedRun.run(childArgs(type, seed), stop, out, err);
-            } catch (IOException | InterruptedException | IllegalStateException e) {
-                err.println(spec.qualifiedName() + ": the run of " + type + " failed: " + e);
+                result = ForkedRun.run(jvm, childArgs(e.type(), seed), stop, out, err);
+            } catch (IOException | InterruptedException | IllegalStateException ex) {
+                err.println(spec.qualifiedName() + ": the run of " + entry + " failed: " + ex);
                 return 1;
             }
             results.add(result);
+            labels.add(e.toString());
             if (options.json) {
                 stdout.println(result.toJson());
                 stdout.flush();
             }
         }
-        CompareTable.print(results, out);
+        CompareTable.print(results, labels, out);
         return 0;
     }
 
@@ -189,7 +196,7 @@ public final class BenchCommand extends FlagCommand {
     /** One run of -cache_type (after a JIT warm-up if asked); adds its figures to results. */
     private int runOne(long seed, RunStop stop, PrintWriter out, PrintWriter err,
                        List<BenchResult> results) {
-        Cache cache;
+        BenchTarget target;
         try {
             if (options.jitWarmupOps > 0) {
                 int rc = warmUp(seed, stop, out, err);
@@ -202,12 +209,12 @@ public final class BenchCommand extends FlagCommand {
                     return 0;
                 }
             }
-            cache = CacheFactory.create(options.cacheSettings(seed));
+            target = Targets.create(options.cacheSettings(seed));
         } catch (IllegalArgumentException e) {
             err.println(spec.qualifiedName() + ": cannot create the cache: " + e.getMessage());
             return 1;
         }
-        BenchRun bench = new BenchRun(options, seed, cache, stop, out, err);
+        BenchRun bench = new BenchRun(options, seed, target, stop, out, err);
         int rc = bench.execute();
         if (results != null && bench.result() != null) {
             results.add(bench.result());
@@ -224,7 +231,7 @@ public final class BenchCommand extends FlagCommand {
         long start = System.nanoTime();
         PrintWriter quiet = new PrintWriter(java.io.Writer.nullWriter());
         long warmupSeed = seed ^ 0x5BD1_E995L;
-        int rc = new BenchRun(w, warmupSeed, CacheFactory.create(w.cacheSettings(warmupSeed)),
+        int rc = new BenchRun(w, warmupSeed, Targets.create(w.cacheSettings(warmupSeed)),
                 stop, quiet, err).asWarmup().execute();
         out.printf("JIT warm-up: %d ops on a separate %s cache, %.1f s%n",
                 w.opsPerThread * w.threads, CFormat.bytesToHuman(w.cacheSize),

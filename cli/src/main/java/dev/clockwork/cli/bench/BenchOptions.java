@@ -27,7 +27,11 @@ public final class BenchOptions {
     @Option(names = "-cache_type", paramLabel = "<name>", order = 1,
             defaultValue = CacheFactory.HYPER_CLOCK,
             description = "Cache implementation: fixed_hyper_clock_cache, hyper_clock_cache (= auto"
-                    + " in RocksDB, its default), auto_hyper_clock_cache, lru_cache."
+                    + " in RocksDB, its default), auto_hyper_clock_cache, lru_cache; or a peer"
+                    + " a storage engine would use instead: caffeine (Cache<Key, byte[]> weighed"
+                    + " in bytes, on the heap: size -Xmx for it), ohc_linked, ohc_chunked (OHC,"
+                    + " off heap, byte[] values). Peers pin nothing: a hit reads the value when"
+                    + " it is looked up (Caffeine's stored array, OHC's copy), an insert is a put."
                     + " Default: ${DEFAULT-VALUE}.")
     String cacheType;
 
@@ -141,7 +145,7 @@ public final class BenchOptions {
 
     @Option(names = "-erase_percent", paramLabel = "<uint32>", order = 19, defaultValue = "1",
             converter = GFlags.UInt32.class,
-            description = "%% of ops: erase. The five percentages must add to 100. Default:"
+            description = "%% of ops: erase. The percentages (-scan_percent too) must add to 100. Default:"
                     + " ${DEFAULT-VALUE}.")
     long erasePercent;
 
@@ -266,11 +270,61 @@ public final class BenchOptions {
     @Option(names = {"-compare", "--compare"}, paramLabel = "<types>", order = 34, split = ",",
             description = "Clockwork: run the same workload (all other flags, the same seed) on"
                     + " each of these cache types in turn, e.g. lru_cache,"
-                    + "fixed_hyper_clock_cache,auto_hyper_clock_cache, each in a JVM of its own"
-                    + " (so no run inherits another's JIT profile), print each run's report,"
-                    + " then one table of their ops/sec with ratios to the first. -cache_type is"
-                    + " ignored. Default: none (one run of -cache_type).")
+                    + "fixed_hyper_clock_cache,caffeine,caffeine:zgc,ohc_linked, each in a JVM of"
+                    + " its own (so no run inherits another's JIT profile) sized as its user"
+                    + " would size it: -Xmx512m for off-heap types, -Xms = -Xmx = twice the"
+                    + " capacity (at least 1 GiB) for caffeine; :g1, :zgc or :parallel after a"
+                    + " type picks its collector (default: the JVM's, G1). Prints each run's"
+                    + " report, then one table of throughput, hit ratio, latency and the JVM's"
+                    + " bill with ratios to the first. -cache_type is ignored. Default: none (one"
+                    + " run of -cache_type).")
     java.util.List<String> compare;
+
+    @Option(names = "-value_bytes_mix", paramLabel = "<sizes>", order = 37, split = ",",
+            converter = GFlags.UInt32.class,
+            description = "Clockwork: values of several sizes, e.g. 4096,8192,16384: key number k's"
+                    + " value always has the size at a hash of k modulo the list's length (a block"
+                    + " keeps its size), and its charge is that size. -value_bytes is then their"
+                    + " mean (key space, table estimate, pins); give one or the other."
+                    + " Default: none.")
+    java.util.List<Long> valueBytesMix;
+
+    @Option(names = "-scan_percent", paramLabel = "<uint32>", order = 38, defaultValue = "0",
+            converter = GFlags.UInt32.class,
+            description = "Clockwork: %% of ops that are steps of one-off scans (a compaction or"
+                    + " full-table scan): each thread reads -scan_length consecutive key numbers"
+                    + " from a random start, looking each up and inserting it on a miss, then"
+                    + " starts another scan. Counted in the hit ratio like any lookup. The"
+                    + " percentages with it must add to 100. Default: ${DEFAULT-VALUE}.")
+    long scanPercent;
+
+    @Option(names = "-scan_length", paramLabel = "<uint64>", order = 39, defaultValue = "4096",
+            converter = GFlags.UInt64.class,
+            description = "Clockwork: key numbers one scan reads (-scan_percent). Default:"
+                    + " ${DEFAULT-VALUE}.")
+    long scanLength;
+
+    @Option(names = "-duration", paramLabel = "<double>", order = 40, defaultValue = "0",
+            converter = GFlags.Double.class,
+            description = "Clockwork: if > 0, the timed phase runs this many seconds (every"
+                    + " thread until then) instead of -ops_per_thread ops per thread. Default:"
+                    + " ${DEFAULT-VALUE}.")
+    double duration;
+
+    @Option(names = "-preset", paramLabel = "<name>", order = 41, defaultValue = "none",
+            description = "Clockwork: defaults for a workload, each overridden by a flag given on"
+                    + " the command line. block_cache: a storage engine's block cache. Blocks of"
+                    + " 4, 8 and 16 KiB (-value_bytes_mix=4096,8192,16384), a data set 3 times"
+                    + " the cache (-resident_ratio=0.333333), keys of files of 4,096 blocks"
+                    + " (-file_keys=4096), skew 5, 95 %% lookups that insert on a miss and 5 %%"
+                    + " steps of one-off scans of 4,096 blocks (-lookup_insert_percent=95"
+                    + " -scan_percent=5, the other ops 0; given any op percentage, the preset"
+                    + " sets none), each block released after it is read"
+                    + " (-pinned_ratio=0), 60 seconds (-duration=60). At the default 1 GiB a run"
+                    + " takes about 75 seconds (JIT warm-up, population, 60 s, report), under 2"
+                    + " minutes; 4 and 8 GiB add a few seconds of population each. none: cache_bench's"
+                    + " defaults. Default: ${DEFAULT-VALUE}.")
+    String preset;
 
     @Option(names = {"-json", "--json"}, paramLabel = "<bool>", order = 35, arity = "0..1",
             defaultValue = "false", fallbackValue = "true", converter = GFlags.Bool.class,
@@ -345,12 +399,14 @@ public final class BenchOptions {
      */
     BenchOptions forWarmup() {
         BenchOptions w = copy();
-        w.cacheSize = Math.min(cacheSize, Math.max(WARMUP_CACHE_BYTES, valueBytes));
-        if (CacheFactory.check(w.cacheSettings(0), java.util.Map.of()) != null) {
+        w.cacheSize = Math.min(cacheSize, Math.max(WARMUP_CACHE_BYTES, maxValueBytes()));
+        if (!isPeer(cacheType)
+                && CacheFactory.check(w.cacheSettings(0), java.util.Map.of()) != null) {
             w.cacheSize = cacheSize;
         }
         w.opsPerThread = Math.max(1, jitWarmupOps / threads);
         w.histograms = false;
+        w.duration = 0;
         w.varyCapacityRatio = 0;
         w.usleep = 0;
         w.jitWarmupOps = 0;
@@ -381,7 +437,7 @@ public final class BenchOptions {
      * @return null when they are usable, else a message that names the offending flag
      */
     String validate() {
-        String typeProblem = CacheFactory.checkType(cacheType);
+        String typeProblem = dev.clockwork.cli.caches.Targets.checkType(cacheType);
         if (typeProblem != null) {
             return "-cache_type: " + typeProblem;
         }
@@ -394,12 +450,16 @@ public final class BenchOptions {
             return progressProblem;
         }
         if (compare != null) {
-            for (String type : compare) {
-                String problem = CacheFactory.checkType(type);
+            for (String entry : compare) {
+                String problem = dev.clockwork.cli.caches.Targets.CompareEntry.parse(entry).check();
                 if (problem != null) {
                     return "-compare: " + problem;
                 }
             }
+        }
+        String peerProblem = peerProblem();
+        if (peerProblem != null) {
+            return peerProblem;
         }
         if (earlyExit && compare != null && !compare.isEmpty()) {
             return "-early_exit cannot be combined with -compare: a run that exits early"
@@ -429,6 +489,13 @@ public final class BenchOptions {
         }
         if (valueBytes > cacheSize) {
             return "-value_bytes=" + valueBytes + " must not exceed -cache_size=" + cacheSize;
+        }
+        if (scanLength < 1) {
+            return "-scan_length must be >= 1, was " + scanLength;
+        }
+        if (!(duration >= 0 && duration <= MAX_PROGRESS_INTERVAL_SECONDS)) {
+            return "-duration must be in [0, " + (long) MAX_PROGRESS_INTERVAL_SECONDS
+                    + "] seconds (a year), was " + duration;
         }
         String ratioProblem = SizeChecks.residentAndPinnedRatios(residentRatio, pinnedRatio);
         if (ratioProblem != null) {
@@ -465,6 +532,10 @@ public final class BenchOptions {
                     + minCapacity() + ": -cache_size=" + cacheSize + " less -vary_capacity_ratio="
                     + varyCapacityRatio + " of it";
         }
+        if (maxValueBytes() > minCapacity()) {
+            return "-value_bytes_mix: " + maxValueBytes() + " must not exceed the smallest"
+                    + " capacity, " + minCapacity();
+        }
         String mixProblem = opMix().check();
         if (mixProblem != null) {
             return mixProblem;
@@ -485,7 +556,7 @@ public final class BenchOptions {
                 SizeChecks.skew(skew), pinnedPerThread(),
                 SizeChecks.populationFits(populateCache, populateBytes(),
                         "-cache_size, or the key space of -resident_ratio if smaller"),
-                SizeChecks.cache(cacheSettings(0), builderFlags()));
+                isPeer(cacheType) ? null : SizeChecks.cache(cacheSettings(0), builderFlags()));
         if (problem == null) { // after pinnedPerThread, which bounds what the rings take
             problem = workersFit();
         }
@@ -493,7 +564,11 @@ public final class BenchOptions {
             return problem;
         }
         if (compare != null) {
-            for (String type : compare) {
+            for (String entry : compare) {
+                String type = dev.clockwork.cli.caches.Targets.CompareEntry.parse(entry).type();
+                if (isPeer(type)) {
+                    continue;
+                }
                 BenchOptions other = copy();
                 other.cacheType = type;
                 problem = SizeChecks.cache(other.cacheSettings(0), builderFlags());
@@ -515,7 +590,7 @@ public final class BenchOptions {
                 (int) threads);
         int longsPerPin = verifyValues ? 3 : 1;
         long heap = (pins + 1) * Long.BYTES * longsPerPin;
-        long nativeBytes = valueBytes + Long.BYTES + (verifyValues ? valueBytes : 0);
+        long nativeBytes = maxValueBytes() + Long.BYTES + (verifyValues ? valueBytes : 0);
         return SizeChecks.workersFit(threads, heap, "a ring of " + (pins + 1) + " pinned"
                 + " handles: -pinned_ratio=" + pinnedRatio + " of -cache_size=" + cacheSize
                 + " in values of -value_bytes=" + valueBytes + (verifyValues
@@ -576,10 +651,79 @@ public final class BenchOptions {
         return PinnedFifo.totalPinCount(cacheSize, pinnedRatio, valueBytes);
     }
 
-    /** The five operation percentages. */
+    /** The six operation percentages. */
     OpMix opMix() {
         return new OpMix(lookupInsertPercent, insertPercent, blindInsertPercent, lookupPercent,
-                erasePercent);
+                erasePercent, scanPercent);
+    }
+
+    private static boolean isPeer(String type) {
+        return dev.clockwork.cli.caches.Targets.isPeer(type);
+    }
+
+    /**
+     * What a peer cannot do: the checks that read Clockwork's values in place or walk its
+     * entries; a JVM too small for Caffeine's cache. Null when nothing stands in the way.
+     */
+    private String peerProblem() {
+        java.util.List<String> types = new java.util.ArrayList<>();
+        if (compare == null || compare.isEmpty()) {
+            types.add(cacheType);
+        } else {
+            compare.forEach(e -> types.add(
+                    dev.clockwork.cli.caches.Targets.CompareEntry.parse(e).type()));
+        }
+        for (String type : types) {
+            if (!isPeer(type)) {
+                continue;
+            }
+            if (verifyValues) {
+                return "-verify_values checks values in a Clockwork cache; " + type
+                        + " is not one";
+            }
+            if (gatherStats) {
+                return "-gather_stats walks a Clockwork cache's entries; " + type
+                        + " is not one";
+            }
+            if (varyCapacityRatio > 0
+                    && !dev.clockwork.cli.caches.Targets.canSetCapacity(type)) {
+                return "-vary_capacity_ratio: " + type + " cannot change its capacity";
+            }
+        }
+        if ((compare == null || compare.isEmpty())
+                && dev.clockwork.cli.caches.Targets.onHeap(cacheType)) {
+            long needed = cacheSize + cacheSize / 4;
+            long max = Runtime.getRuntime().maxMemory();
+            if (max < needed) {
+                return "-cache_type=" + cacheType + " holds the cache on the Java heap:"
+                        + " -cache_size=" + cacheSize + " needs a heap of at least " + needed
+                        + " bytes, and this JVM's limit is " + max + " (raise -Xmx, e.g."
+                        + " CLOCKWORK_JAVA_OPTS=-Xmx" + Math.max(1, 2 * (cacheSize >> 30))
+                        + "g ./clockwork bench ...; -compare sizes each JVM itself)";
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The value size of key number {@code key}: -value_bytes, or with -value_bytes_mix the
+     * size at a hash of the key (always the same for a key).
+     */
+    int valueBytesOf(long key) {
+        if (valueBytesMix == null || valueBytesMix.isEmpty()) {
+            return (int) valueBytes;
+        }
+        int i = (int) Long.remainderUnsigned(
+                dev.clockwork.cli.workload.KeyGen.mixKeyNumber(key), valueBytesMix.size());
+        return (int) (long) valueBytesMix.get(i);
+    }
+
+    /** The largest value a run inserts. */
+    int maxValueBytes() {
+        if (valueBytesMix == null || valueBytesMix.isEmpty()) {
+            return (int) valueBytes;
+        }
+        return (int) (long) java.util.Collections.max(valueBytesMix);
     }
 
     // The cumulative op-selection thresholds (OpMix#thresholds), one per kind.

@@ -13,6 +13,8 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.cli.Main;
 import dev.clockwork.cli.common.CFormat;
+import dev.clockwork.cli.caches.BenchTarget;
+import dev.clockwork.cli.workload.JvmBill;
 import dev.clockwork.cli.workload.LatencyStats;
 import dev.clockwork.cli.workload.ProcessStats;
 import dev.clockwork.offheap.AutoHyperClockCache;
@@ -33,6 +35,8 @@ import dev.clockwork.offheap.TableReport;
 final class BenchReport {
     private final BenchOptions o;
     private final long seed;
+    private final BenchTarget target;
+    /** The Clockwork cache behind the target, for its own diagnostics; null for a peer. */
     private final Cache cache;
     private final PrintWriter out;
     private final PrintWriter err;
@@ -40,11 +44,12 @@ final class BenchReport {
     private final StatsGatherer gatherer;
     private BenchResult result;
 
-    BenchReport(BenchOptions options, long seed, Cache cache, StatsGatherer gatherer,
+    BenchReport(BenchOptions options, long seed, BenchTarget target, StatsGatherer gatherer,
                 PrintWriter out, PrintWriter err) {
         this.o = options;
         this.seed = seed;
-        this.cache = cache;
+        this.target = target;
+        this.cache = target.clockwork();
         this.gatherer = gatherer;
         this.out = out;
         this.err = err;
@@ -60,15 +65,23 @@ final class BenchReport {
      * memory before and after close); closes the cache. Returns the exit code.
      *
      * @param populateVerifyFailures failed value checks while populating
+     * @param bill what the JVM spent during the timed phase
+     * @param rssAtEnd the resident set at the end of the timed phase, or -1
      */
-    int report(BenchWorker[] workers, long elapsedNanos, long populateVerifyFailures) {
+    int report(BenchWorker[] workers, long elapsedNanos, long populateVerifyFailures,
+               JvmBill.Bill bill, long rssAtEnd) {
         BenchTotals t = BenchTotals.of(workers, populateVerifyFailures);
         double totalOps = t.ops();
-        boolean partial = t.ops() < workers.length * o.opsPerThread;
+        boolean stopped = false;
+        for (BenchWorker w : workers) {
+            stopped |= w.stopped;
+        }
+        boolean partial = stopped || o.duration == 0 && t.ops() < workers.length * o.opsPerThread;
         double elapsedSecs = elapsedNanos * 1e-9;
         if (partial) {
-            out.printf("Partial run: stopped early after %d of %d ops; the figures below cover"
-                    + " those.%n", t.ops(), workers.length * o.opsPerThread);
+            out.printf("Partial run: stopped early after %d%s ops; the figures below cover"
+                    + " those.%n", t.ops(), o.duration > 0 ? ""
+                    : " of " + workers.length * o.opsPerThread);
         }
         out.printf(Locale.ROOT, "Complete in %.3f s; Rough parallel ops/sec = %d%n", elapsedSecs,
                 (long) (totalOps / elapsedSecs));
@@ -78,10 +91,10 @@ final class BenchReport {
         }
         out.printf("Thread ops/sec = %d%n", (long) (totalOps / t.threadSecs()));
         out.printf("Lookup hit ratio: %s%n", CFormat.g(1.0 * t.hits() / t.lookups()));
-        long entriesAtEnd = cache.entryCount();
+        long entriesAtEnd = target.entryCount();
         long nativeAtEnd = NativeMemory.outstandingBytes();
-        OptionalLong slots = CacheFactory.tableSlots(cache);
-        long finalOccupancy = cache.entryCount();
+        OptionalLong slots = cache == null ? OptionalLong.empty() : CacheFactory.tableSlots(cache);
+        long finalOccupancy = entriesAtEnd;
         if (slots.isPresent()) {
             out.printf("Final load factor: %s (%d / %d)%n",
                     CFormat.g(1.0 * finalOccupancy / slots.getAsLong()), finalOccupancy,
@@ -95,17 +108,21 @@ final class BenchReport {
             out.printf("Value verification failures: %d%n", t.verifyFailures());
         }
         List<OpLatency> opLatency = latency(workers);
+        OpLatency allOps = allOps(workers);
         diagnostics();
+        out.println();
+        out.print(bill.describe(t.ops()));
         BenchResult.TableStats table = new BenchResult.TableStats(
                 slots.isPresent() ? finalOccupancy : -1, slots.orElse(-1),
                 cache instanceof HyperClockCache ? cache.stats().evictionEffortExceeded() : -1,
                 t.pinned());
-        result = clockworkAdditions(new BenchResult(o.cacheType, workers.length, o.opsPerThread,
+        result = clockworkAdditions(new BenchResult(o.cacheType, workers.length,
+                o.duration > 0 ? t.ops() / workers.length : o.opsPerThread,
                 elapsedSecs, (long) (totalOps / elapsedSecs), (long) (totalOps / t.threadSecs()),
                 t.lookups() == 0 ? 0.0 : 1.0 * t.hits() / t.lookups(), entriesAtEnd, nativeAtEnd,
                 -1, -1, opLatency, flags(), table,
                 gatherer == null ? null : OpLatency.of(BenchResult.GATHER_STATS, gatherer.micros),
-                partial));
+                partial, allOps, bill, rssAtEnd));
         if (t.verifyFailures() > 0) {
             err.printf("clockwork bench: %d values failed verification (wrong key, size or"
                     + " checksum)%n", t.verifyFailures());
@@ -147,8 +164,31 @@ final class BenchReport {
         return opLatency;
     }
 
+    /**
+     * With -histograms: every operation of every worker in one histogram, the tail the report's
+     * headline quotes (a collector's pause lands in whichever operation it stops); else null.
+     */
+    private OpLatency allOps(BenchWorker[] workers) {
+        if (!o.histograms) {
+            return null;
+        }
+        LatencyStats all = new LatencyStats();
+        for (BenchWorker w : workers) {
+            for (LatencyStats kind : w.latency) {
+                all.add(kind);
+            }
+        }
+        OpLatency l = OpLatency.of(OpLatency.ALL, all);
+        out.printf(Locale.ROOT, "%nAll operations (ns): P50 %d  P99 %d  P99.9 %d  P99.99 %d"
+                + "  Max %d%n", l.p50(), l.p99(), l.p999(), l.p9999(), l.max());
+        return l;
+    }
+
     /** With -report_problems the cache's own diagnostics; with -gather_stats the last walk. */
     private void diagnostics() {
+        if (cache == null) {
+            return;
+        }
         if (o.reportProblems && cache instanceof HyperClockCache hcc) {
             reportProblems(hcc);
         }
@@ -167,19 +207,21 @@ final class BenchReport {
     private BenchResult clockworkAdditions(BenchResult r) {
         out.println();
         OptionalLong rss = ProcessStats.peakRssBytes();
+        out.printf("RSS at the end of the run: %s%n", r.rssBytes() < 0 ? "n/a"
+                : ProcessStats.mib(r.rssBytes()) + " MiB");
         out.printf("Max RSS: %s%n",
                 rss.isPresent() ? ProcessStats.mib(rss.getAsLong()) + " MiB" : "n/a");
         long heapUsed = ProcessStats.heapUsedAfterGc();
         out.printf("Heap used after GC: %s MiB%n", ProcessStats.mib(heapUsed));
         out.printf("Native memory in use: %s MiB%n",
                 ProcessStats.mib(NativeMemory.outstandingBytes()));
-        cache.close();
+        target.close();
         out.printf("Native memory after close: %d bytes%n", NativeMemory.outstandingBytes());
         out.flush();
         return new BenchResult(r.cacheType(), r.threads(), r.opsPerThread(), r.elapsedSecs(),
                 r.parallelOpsPerSec(), r.threadOpsPerSec(), r.hitRatio(), r.entries(),
                 r.nativeBytes(), rss.orElse(-1), heapUsed, r.latency(), r.flags(), r.table(),
-                r.gatherStats(), r.partial());
+                r.gatherStats(), r.partial(), r.allOps(), r.bill(), r.rssBytes());
     }
 
     /** cache_bench's {@code ReportProblems} at debug level: a blank line, then the diagnostics. */
@@ -221,10 +263,12 @@ final class BenchReport {
         String line = "----------------------------";
         out.println(line);
         out.printf("Clockwork version   : %s%n", Main.version());
-        out.printf("Cache impl name     : %s%n", CacheFactory.implName(cache));
+        out.printf("Cache impl name     : %s%n", target.implName());
         out.printf("Java runtime        : %s (%s)%n", Runtime.version(),
                 System.getProperty("java.vendor"));
         out.printf("Garbage collector   : %s%n", gcNames());
+        out.printf("Max heap            : %s MiB%n",
+                ProcessStats.mib(Runtime.getRuntime().maxMemory()));
         out.printf("Number of threads   : %d%n", o.threads);
         out.printf("Ops per thread      : %d%n", o.opsPerThread);
         out.printf("Cache size          : %s%n", CFormat.bytesToHuman(o.cacheSize));
@@ -242,7 +286,26 @@ final class BenchReport {
         out.printf("Gather stats        : %s%n", o.gatherStats
                 ? "enabled (" + o.gatherStatsSleepMs + "ms, " + o.gatherStatsEntriesPerLock
                         + "/lock)" : "disabled");
-        out.printf("Value bytes         : %d%n", o.valueBytes);
+        if (o.valueBytesMix != null && !o.valueBytesMix.isEmpty()) {
+            out.printf("Value bytes         : mix of %s (mean %d)%n",
+                    o.valueBytesMix.stream().map(String::valueOf)
+                            .collect(java.util.stream.Collectors.joining(", ")), o.valueBytes);
+        } else {
+            out.printf("Value bytes         : %d%n", o.valueBytes);
+        }
+        if (o.scanPercent > 0) {
+            out.printf("Scan percentage     : %d%% (scans of %d keys)%n", o.scanPercent,
+                    o.scanLength);
+        }
+        if (o.duration > 0) {
+            out.printf("Duration            : %s s%n", CFormat.g(o.duration));
+        }
+        if (o.fileKeys > 0) {
+            out.printf("File keys           : %d blocks per file%n", o.fileKeys);
+        }
+        if (target.clockwork() != null) {
+            out.printf("Admission           : %s%n", o.admission);
+        }
         out.printf("Pinned ratio        : %s%n", CFormat.g(o.pinnedRatio));
         out.printf("Lean                : %d%n", o.lean ? 1 : 0);
         if (cache instanceof LruCache) {

@@ -1,5 +1,6 @@
 package dev.clockwork.cli.bench;
 
+import dev.clockwork.cli.workload.JvmBill;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,12 +33,18 @@ import dev.clockwork.cli.common.Json;
  *     {@link #GATHER_STATS}), or null without {@code -gather_stats}
  * @param partial the run was stopped early (SIGTERM, Ctrl-C): the figures cover the operations
  *     done, fewer than threads x ops_per_thread
+ * @param allOps latency over every operation of the run (its op name is {@link OpLatency#ALL}),
+ *     or null without {@code -histograms} or when read from a line that had none
+ * @param bill what the JVM spent during the timed phase (collections, pauses, heap, CPU), or
+ *     null when read from a line that had none
+ * @param rssBytes the process's resident set at the end of the timed phase (VmRSS), or -1
  */
 record BenchResult(String cacheType, long threads, long opsPerThread, double elapsedSecs,
                    long parallelOpsPerSec, long threadOpsPerSec, double hitRatio, long entries,
                    long nativeBytes, long maxRssBytes, long heapUsedBytes,
                    List<OpLatency> latency, Map<String, String> flags, TableStats table,
-                   OpLatency gatherStats, boolean partial) {
+                   OpLatency gatherStats, boolean partial, OpLatency allOps,
+                   JvmBill.Bill bill, long rssBytes) {
 
     /** The JSON key, and {@link OpLatency#op()}, of {@link #gatherStats}. */
     static final String GATHER_STATS = "gather_stats_us";
@@ -53,7 +60,7 @@ record BenchResult(String cacheType, long threads, long opsPerThread, double ela
                 List<OpLatency> latency) {
         this(cacheType, threads, opsPerThread, elapsedSecs, parallelOpsPerSec, threadOpsPerSec,
                 hitRatio, entries, nativeBytes, maxRssBytes, heapUsedBytes, latency, Map.of(),
-                null, null, false);
+                null, null, false, null, null, -1);
     }
 
     /**
@@ -127,6 +134,13 @@ record BenchResult(String cacheType, long threads, long opsPerThread, double ela
             node.set(GATHER_STATS, gatherStats.toJson());
         }
         node.put("partial", partial);
+        if (allOps != null) {
+            node.set("latency_all_ns", allOps.toJson());
+        }
+        if (bill != null) {
+            node.set("jvm", billJson(bill, parallelOpsPerSec * elapsedSecs));
+        }
+        node.put("rss_bytes", rssBytes);
         return Json.line(node);
     }
 
@@ -147,6 +161,8 @@ record BenchResult(String cacheType, long threads, long opsPerThread, double ela
         node.path("flags").properties().forEach(e -> flags.put(e.getKey(), e.getValue().asText()));
         JsonNode table = node.get("table");
         JsonNode gather = node.get(GATHER_STATS);
+        JsonNode all = node.get("latency_all_ns");
+        JsonNode jvm = node.get("jvm");
         return new BenchResult(required(node, "cache_type").asText(),
                 required(node, "threads").asLong(), required(node, "ops_per_thread").asLong(),
                 required(node, "elapsed_s").asDouble(),
@@ -158,7 +174,35 @@ record BenchResult(String cacheType, long threads, long opsPerThread, double ela
                 table == null || !table.isObject() ? null : TableStats.fromJson(table),
                 gather == null || !gather.isObject() ? null
                         : OpLatency.fromJson(GATHER_STATS, gather),
-                node.path("partial").asBoolean(false));
+                node.path("partial").asBoolean(false),
+                all == null || !all.isObject() ? null : OpLatency.fromJson(OpLatency.ALL, all),
+                jvm == null || !jvm.isObject() ? null : billFromJson(jvm),
+                node.path("rss_bytes").asLong(-1));
+    }
+
+    private static ObjectNode billJson(JvmBill.Bill b, double ops) {
+        ObjectNode node = Json.object()
+                .put("collector", b.collector())
+                .put("gc_pauses", b.pauses())
+                .put("gc_pause_ms", b.pauseMillis())
+                .put("gc_max_pause_ms", b.maxPauseMillis())
+                .put("gc_cycles", b.cycles())
+                .put("gc_cycle_ms", b.cycleMillis())
+                .put("heap_after_last_gc_bytes", b.heapAfterLastGcBytes())
+                .put("heap_used_at_end_bytes", b.heapUsedBytes())
+                .put("max_heap_bytes", b.maxHeapBytes())
+                .put("cpu_ns", b.cpuNanos());
+        Json.putRounded(node, "cpu_ns_per_op", b.cpuNanosPerOp(Math.round(ops)));
+        return node;
+    }
+
+    private static JvmBill.Bill billFromJson(JsonNode n) {
+        return new JvmBill.Bill(n.path("collector").asText(), n.path("gc_pauses").asLong(),
+                n.path("gc_pause_ms").asLong(), n.path("gc_max_pause_ms").asLong(),
+                n.path("gc_cycles").asLong(), n.path("gc_cycle_ms").asLong(),
+                n.path("heap_after_last_gc_bytes").asLong(-1),
+                n.path("heap_used_at_end_bytes").asLong(), n.path("max_heap_bytes").asLong(),
+                n.path("cpu_ns").asLong(-1));
     }
 
     private static JsonNode required(JsonNode node, String key) {

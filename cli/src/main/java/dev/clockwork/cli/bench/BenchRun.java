@@ -8,14 +8,16 @@ import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CyclicBarrier;
 
 import dev.clockwork.cache.Cache;
-import dev.clockwork.cache.Priority;
 import dev.clockwork.cli.CacheFactory;
+import dev.clockwork.cli.caches.BenchTarget;
 import dev.clockwork.cli.common.CFormat;
 import dev.clockwork.cli.common.ExitCodes;
 import dev.clockwork.cli.common.RunStop;
 import dev.clockwork.cli.common.Threads;
+import dev.clockwork.cli.workload.JvmBill;
 import dev.clockwork.cli.workload.KeyGen;
 import dev.clockwork.cli.workload.PinnedFifo;
+import dev.clockwork.cli.workload.ProcessStats;
 import dev.clockwork.cli.workload.Random64;
 import dev.clockwork.cli.workload.ValueGen;
 import dev.clockwork.cli.workload.ValueStamp;
@@ -86,7 +88,7 @@ final class BenchRun {
 
     private final BenchOptions o;
     private final long seed;
-    private final Cache cache;
+    private final BenchTarget target;
     private final RunStop stop;
     private final PrintWriter out;
     private final PrintWriter err;
@@ -106,11 +108,11 @@ final class BenchRun {
      * @param stop when requested, population and the workers stop where they are, and the
      *     report covers what they did
      */
-    BenchRun(BenchOptions options, long seed, Cache cache, RunStop stop, PrintWriter out,
+    BenchRun(BenchOptions options, long seed, BenchTarget target, RunStop stop, PrintWriter out,
              PrintWriter err) {
         this.o = options;
         this.seed = seed;
-        this.cache = cache;
+        this.target = target;
         this.stop = stop;
         this.out = out;
         this.err = err;
@@ -147,7 +149,7 @@ final class BenchRun {
             }
             return run();
         } finally {
-            cache.close();
+            target.close();
         }
     }
 
@@ -164,27 +166,38 @@ final class BenchRun {
         long maxOccupancy = 0;
         long insertsSinceMaxOccupancyIncrease = 0;
         long keysSinceLastNotFound = 0;
-        try (ValueGen values = new ValueGen(valueBytes, o.compressibleToRatio, verify)) {
+        BenchTarget.Session session = target.session();
+        Cache cache = target.clockwork(); // for -verify_values, which peers refuse
+        boolean sizeMix = o.maxValueBytes() != valueBytes;
+        try (ValueGen values = new ValueGen(o.maxValueBytes(), o.compressibleToRatio, verify)) {
             MemorySegment scratch = values.scratch();
             while (insertsSinceMaxOccupancyIncrease < POPULATE_PATIENCE
                     && keysSinceLastNotFound < POPULATE_PATIENCE && !stop.requested()) {
-                gen.encode(KeyGen.randomKey(rnd, maxKey, o.skew));
+                long key = KeyGen.randomKey(rnd, maxKey, o.skew);
+                gen.encode(key);
                 long k0 = gen.key0();
                 long k1 = gen.key1();
-                long handle = cache.lookup(k0, k1);
+                long handle = session.lookup(k0, k1);
                 if (handle != Cache.MISS) {
                     if (verify && !ValueStamp.check(cache, handle, k0, k1, scratch)) {
                         populateVerifyFailures++;
                     }
-                    cache.release(handle);
+                    releaseIfPinned(session, handle);
                     keysSinceLastNotFound++;
                     continue;
                 }
                 keysSinceLastNotFound = 0;
-                boolean accepted = cache.insert(k0, k1, values.next(rnd, k0, k1), valueBytes,
-                        Priority.LOW);
-                handle = cache.lookup(k0, k1);
+                int size = o.valueBytesOf(key);
+                boolean accepted = session.insert(k0, k1, sizeMix
+                        ? values.next(rnd, k0, k1, size) : values.next(rnd, k0, k1), size);
+                handle = session.lookup(k0, k1);
                 if (handle == Cache.MISS) {
+                    if (!target.pins()) {
+                        // a peer may turn an insert away by its own policy (Caffeine's
+                        // admission): population counts it and goes on
+                        insertsSinceMaxOccupancyIncrease++;
+                        continue;
+                    }
                     err.println("Failed to lookup key just inserted."
                             + (accepted ? "" : " (the insert was refused)"));
                     return 42;
@@ -192,8 +205,8 @@ final class BenchRun {
                 if (verify && !ValueStamp.check(cache, handle, k0, k1, scratch)) {
                     populateVerifyFailures++;
                 }
-                cache.release(handle);
-                long occupancy = cache.entryCount();
+                releaseIfPinned(session, handle);
+                long occupancy = target.entryCount();
                 if (occupancy > maxOccupancy) {
                     maxOccupancy = occupancy;
                     insertsSinceMaxOccupancyIncrease = 0;
@@ -207,14 +220,21 @@ final class BenchRun {
         return 0;
     }
 
+    private void releaseIfPinned(BenchTarget.Session session, long handle) {
+        if (target.pins()) {
+            session.release(handle);
+        }
+    }
+
     private int run() {
-        StatsGatherer gatherer = o.gatherStats ? new StatsGatherer(cache, o.gatherStatsSleepMs,
-                o.entriesPerLock()) : null;
-        BenchReport report = new BenchReport(o, seed, cache, gatherer, out, err);
+        StatsGatherer gatherer = o.gatherStats ? new StatsGatherer(target.clockwork(),
+                o.gatherStatsSleepMs, o.entriesPerLock()) : null;
+        BenchReport report = new BenchReport(o, seed, target, gatherer, out, err);
         report.header();
         int n = (int) o.threads;
         BenchWorker[] workers = new BenchWorker[n];
         Thread[] threads = new Thread[n];
+        JvmBill bill = new JvmBill().start();
         if (!startWorkers(workers, threads)) {
             return ExitCodes.ERROR;
         }
@@ -226,6 +246,8 @@ final class BenchRun {
         joinWithProgress(threads, workers);
         // As cache_bench: gathering stats is background work, not part of the timed run.
         long endNanos = System.nanoTime();
+        JvmBill.Bill timedBill = bill.stop();
+        long rssAtEnd = ProcessStats.rssBytes();
         if (statsThread != null) {
             gatherer.workersDone.countDown();
             Threads.joinAll(new Thread[] {statsThread}, 1);
@@ -234,7 +256,8 @@ final class BenchRun {
         if (failed(workers, gatherer)) {
             return ExitCodes.ERROR;
         }
-        int rc = report.report(workers, endNanos - startNanos, populateVerifyFailures);
+        int rc = report.report(workers, endNanos - startNanos, populateVerifyFailures, timedBill,
+                rssAtEnd);
         result = report.result();
         return rc;
     }
@@ -251,7 +274,7 @@ final class BenchRun {
         try {
             for (int i = 0; i < n; i++) {
                 BenchWorker w = new BenchWorker(i,
-                        (int) PinnedFifo.pinCountForThread(totalPinCount, i, n), seed, o, cache,
+                        (int) PinnedFifo.pinCountForThread(totalPinCount, i, n), seed, o, target,
                         stop, out, err);
                 workers[i] = w;
                 threads[i] = new Thread(() -> w.run(barrier), "clockwork-bench-" + i);
@@ -314,6 +337,7 @@ final class BenchRun {
         }
         long intervalNanos = Math.max(1_000_000L, (long) (o.progressInterval * 1e9));
         long total = o.threads * o.opsPerThread;
+        long startedNanos = System.nanoTime();
         long lastDone = 0;
         long lastNanos = System.nanoTime();
         long nextNanos = lastNanos + intervalNanos;
@@ -331,10 +355,17 @@ final class BenchRun {
                     for (BenchWorker w : workers) {
                         done += w.done;
                     }
-                    err.printf(Locale.ROOT, "%s: %d%% (%d of %d ops), %d ops/sec over the"
-                                    + " last %.1f s%n", progressLabel, percent(done, total),
-                            done, total, (long) ((done - lastDone) / ((now - lastNanos) * 1e-9)),
-                            (now - lastNanos) * 1e-9);
+                    long ratePerSec = (long) ((done - lastDone) / ((now - lastNanos) * 1e-9));
+                    if (o.duration > 0) {
+                        err.printf(Locale.ROOT, "%s: %.0f of %.0f s, %d ops, %d ops/sec over the"
+                                        + " last %.1f s%n", progressLabel,
+                                (now - startedNanos) * 1e-9, o.duration, done, ratePerSec,
+                                (now - lastNanos) * 1e-9);
+                    } else {
+                        err.printf(Locale.ROOT, "%s: %d%% (%d of %d ops), %d ops/sec over the"
+                                        + " last %.1f s%n", progressLabel, percent(done, total),
+                                done, total, ratePerSec, (now - lastNanos) * 1e-9);
+                    }
                     err.flush();
                     lastDone = done;
                     lastNanos = now;

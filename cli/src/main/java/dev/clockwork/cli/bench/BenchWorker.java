@@ -6,15 +6,14 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.clockwork.cache.Cache;
-import dev.clockwork.cache.Priority;
 import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.cli.common.RunStop;
+import dev.clockwork.cli.caches.BenchTarget;
 import dev.clockwork.cli.workload.KeyGen;
 import dev.clockwork.cli.workload.LatencyStats;
 import dev.clockwork.cli.workload.PinnedFifo;
 import dev.clockwork.cli.workload.Random64;
 import dev.clockwork.cli.workload.ValueGen;
-import dev.clockwork.cli.workload.ValueHash;
 import dev.clockwork.cli.workload.ValueStamp;
 
 /**
@@ -41,6 +40,8 @@ final class BenchWorker {
     /** The sum of the value hashes, published so that the hashing cannot be dropped. */
     long result;
     long durationNanos;
+    /** The thread stopped at a stop request (SIGTERM, Ctrl-C) before its ops or time ran out. */
+    boolean stopped;
     Throwable failure;
     /**
      * Ops done so far: published every {@link #PROGRESS_STEP} ops for the progress line, exact
@@ -49,7 +50,11 @@ final class BenchWorker {
     volatile long done;
 
     private final BenchOptions o;
+    private final BenchTarget target;
+    private final BenchTarget.Session session;
+    /** The Clockwork cache for -verify_values' checks (which peers refuse), else null. */
     private final Cache cache;
+    private final boolean pins;
     private final RunStop stop;
     private final PrintWriter out;
     private final PrintWriter err;
@@ -60,19 +65,25 @@ final class BenchWorker {
     private final MemorySegment scratch;
     private final long[] thresholds;
     private final long maxKey;
-    private final long charge;
+    private final boolean sizeMix;
     private long stepsToNextCapacityChange;
+    /** The next key number of this thread's scan, and how many it has left to read. */
+    private long scanNext;
+    private long scanLeft;
 
-    BenchWorker(int tid, int pinCount, long seed, BenchOptions o, Cache cache, RunStop stop,
-                PrintWriter out, PrintWriter err) {
+    BenchWorker(int tid, int pinCount, long seed, BenchOptions o, BenchTarget target,
+                RunStop stop, PrintWriter out, PrintWriter err) {
         this.tid = tid;
         this.pinCount = pinCount;
         this.rnd = new Random64((seed + 1 + tid) & 0xFFFF_FFFFL); // uint32 arithmetic
         this.latency = o.histograms ? newStats() : null;
-        this.values = new ValueGen((int) o.valueBytes, o.compressibleToRatio, o.verifyValues);
+        this.values = new ValueGen(o.maxValueBytes(), o.compressibleToRatio, o.verifyValues);
         this.pinned = new PinnedFifo(pinCount, o.verifyValues);
         this.o = o;
-        this.cache = cache;
+        this.target = target;
+        this.session = target.session();
+        this.cache = target.clockwork();
+        this.pins = target.pins();
         this.stop = stop;
         this.out = out;
         this.err = err;
@@ -82,7 +93,7 @@ final class BenchWorker {
         this.scratch = values.scratch();
         this.thresholds = o.opMix().thresholds();
         this.maxKey = o.maxKey();
-        this.charge = o.valueBytes;
+        this.sizeMix = o.maxValueBytes() != o.valueBytes;
     }
 
     private static LatencyStats[] newStats() {
@@ -104,27 +115,39 @@ final class BenchWorker {
     }
 
     private void operate() {
-        final long ops = o.opsPerThread;
+        final boolean timed = o.duration > 0;
+        final long ops = timed ? Long.MAX_VALUE : o.opsPerThread;
         final boolean varyCapacity = o.varyCapacityRatio > 0.0 && tid == 0;
         final long startTime = System.nanoTime();
+        final long durationNanos = (long) (o.duration * 1e9);
         long i = 0;
         for (; i < ops; i++) {
             if ((i & (PROGRESS_STEP - 1)) == 0) {
                 // a volatile write and read every PROGRESS_STEP ops: progress, and the stop
                 done = i;
                 if (stop.requested()) {
+                    stopped = true;
+                    break;
+                }
+                if (timed && System.nanoTime() - startTime >= durationNanos) {
                     break;
                 }
             }
-            gen.encode(KeyGen.randomKey(rnd, maxKey, o.skew));
+            long key = KeyGen.randomKey(rnd, maxKey, o.skew);
+            final long op = rnd.next();
+            if (Long.compareUnsigned(op, thresholds[4]) >= 0
+                    && Long.compareUnsigned(op, thresholds[5]) < 0) {
+                key = nextScanKey();
+            }
+            gen.encode(key);
             final long k0 = gen.key0();
             final long k1 = gen.key1();
-            final long op = rnd.next();
+            final int size = sizeMix ? o.valueBytesOf(key) : (int) o.valueBytes;
             if (varyCapacity) {
-                varyCapacity(ops);
+                varyCapacity(timed ? 1_000_000 : ops);
             }
             final long t0 = latency != null ? System.nanoTime() : 0L;
-            final int kind = operateOnce(op, k0, k1);
+            final int kind = operateOnce(op, k0, k1, size);
             if (latency != null) {
                 latency[kind].record(System.nanoTime() - t0);
             }
@@ -146,7 +169,19 @@ final class BenchWorker {
         while (pinned.size() > 0) {
             releaseOldest();
         }
-        durationNanos = System.nanoTime() - startTime;
+        this.durationNanos = System.nanoTime() - startTime;
+    }
+
+    /** The key number of this thread's next scan step; a new scan from a random start when one ends. */
+    private long nextScanKey() {
+        if (scanLeft == 0) {
+            scanNext = rnd.uniform(maxKey);
+            scanLeft = o.scanLength;
+        }
+        long key = scanNext;
+        scanNext = scanNext + 1 == maxKey ? 0 : scanNext + 1;
+        scanLeft--;
+        return key;
     }
 
     /** Thread 0 with -vary_capacity_ratio: a random capacity every ops_per_thread/100 ops. */
@@ -154,7 +189,7 @@ final class BenchWorker {
         if (stepsToNextCapacityChange == 0) {
             double cutRatio = Random64.unsignedToDouble(rnd.next()) / UINT64_MAX_AS_DOUBLE
                     * o.varyCapacityRatio;
-            cache.setCapacity((long) (o.cacheSize * (1.0 - cutRatio)));
+            target.setCapacity((long) (o.cacheSize * (1.0 - cutRatio)));
             stepsToNextCapacityChange = ops / 100;
         } else {
             stepsToNextCapacityChange--;
@@ -162,17 +197,17 @@ final class BenchWorker {
     }
 
     /** The timed part of one operation; returns its kind ({@link OpLatency}). */
-    private int operateOnce(long op, long k0, long k1) {
+    private int operateOnce(long op, long k0, long k1, int size) {
         if (Long.compareUnsigned(op, thresholds[0]) < 0) {
             if (!lookup(k0, k1)) {
-                insertPinned(k0, k1);
+                insertPinned(k0, k1, size);
             }
             return OpLatency.LOOKUP_INSERT;
         } else if (Long.compareUnsigned(op, thresholds[1]) < 0) {
-            insertPinned(k0, k1);
+            insertPinned(k0, k1, size);
             return OpLatency.INSERT;
         } else if (Long.compareUnsigned(op, thresholds[2]) < 0) {
-            if (!cache.insert(k0, k1, values.next(rnd, k0, k1), charge, Priority.LOW)) {
+            if (!session.insert(k0, k1, value(k0, k1, size), size)) {
                 refusedInserts++;
             }
             return OpLatency.BLIND_INSERT;
@@ -180,8 +215,13 @@ final class BenchWorker {
             lookup(k0, k1);
             return OpLatency.LOOKUP;
         } else if (Long.compareUnsigned(op, thresholds[4]) < 0) {
-            cache.erase(k0, k1);
+            session.erase(k0, k1);
             return OpLatency.ERASE;
+        } else if (Long.compareUnsigned(op, thresholds[5]) < 0) {
+            if (!lookup(k0, k1)) {
+                insertPinned(k0, k1, size);
+            }
+            return OpLatency.SCAN;
         }
         return OpLatency.NO_OP; // one of the values above 100 hundredths of UINT64_MAX
     }
@@ -191,7 +231,7 @@ final class BenchWorker {
      * -lean, and is pinned; a miss counts. Returns whether it hit.
      */
     private boolean lookup(long k0, long k1) {
-        long handle = cache.lookup(k0, k1);
+        long handle = session.lookup(k0, k1);
         if (handle == Cache.MISS) {
             misses++;
             return false;
@@ -202,20 +242,26 @@ final class BenchWorker {
                 verifyFailures++;
             }
         } else if (!o.lean) {
-            result += ValueHash.hash(cache.value(handle));
+            result += session.hashValue(handle);
         }
-        pinned.push(handle, k0, k1);
+        if (pins) {
+            pinned.push(handle, k0, k1);
+        }
         return true;
     }
 
-    private void insertPinned(long k0, long k1) {
-        long inserted = cache.insertPinned(k0, k1, values.next(rnd, k0, k1), charge,
-                Priority.LOW);
-        if (inserted != Cache.MISS) {
-            pinned.push(inserted, k0, k1);
-        } else {
+    private void insertPinned(long k0, long k1, int size) {
+        long inserted = session.insertPinned(k0, k1, value(k0, k1, size), size);
+        if (inserted == Cache.MISS) {
             refusedInserts++;
+        } else if (pins) {
+            pinned.push(inserted, k0, k1);
         }
+    }
+
+    /** A new value of {@code size} bytes for the key (one of -value_bytes_mix, or -value_bytes). */
+    private MemorySegment value(long k0, long k1, int size) {
+        return sizeMix ? values.next(rnd, k0, k1, size) : values.next(rnd, k0, k1);
     }
 
     /**
@@ -227,7 +273,7 @@ final class BenchWorker {
                 pinned.headKey1(), scratch)) {
             verifyFailures++;
         }
-        cache.release(pinned.pop());
+        session.release(pinned.pop());
     }
 
     /**

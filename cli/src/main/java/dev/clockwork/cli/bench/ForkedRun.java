@@ -2,6 +2,7 @@ package dev.clockwork.cli.bench;
 
 import dev.clockwork.cli.Main;
 import dev.clockwork.cli.common.RunStop;
+import dev.clockwork.cli.caches.Targets;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -13,7 +14,8 @@ import java.util.List;
 
 /**
  * One {@code bench} run in a JVM of its own, for {@code -compare}: the same java, JVM options
- * and class path as this one. The child prints its human report and then its one JSON line on
+ * and class path as this one, but for the heap and collector options, which are the entry's
+ * ({@link Targets.CompareEntry#jvmOptions}). The child prints its human report and then its one JSON line on
  * its standard output ({@code -json -report_on_stdout}): the report is copied to {@code report}
  * as it comes, the JSON line parsed into the result; its standard error (progress lines,
  * warnings) is copied to {@code progress}.
@@ -31,11 +33,17 @@ final class ForkedRun {
      * Runs the child to its end. A stop ({@code stop}) is passed on to the child as SIGTERM,
      * on which it reports what it did, with its JSON line, and exits with 143.
      */
-    static BenchResult run(List<String> args, RunStop stop, PrintWriter report,
-                           PrintWriter progress) throws IOException, InterruptedException {
+    static BenchResult run(List<String> jvmOptions, List<String> args, RunStop stop,
+                           PrintWriter report, PrintWriter progress)
+            throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
-        command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+        for (String option : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (!Targets.CompareEntry.replaced(option)) {
+                command.add(option);
+            }
+        }
+        command.addAll(jvmOptions);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(Main.class.getName());

@@ -7,14 +7,21 @@ package dev.clockwork.cli.workload;
  * 15 values at the very top ({@code >= 100} hundredths) pick no operation, as in cache_bench.
  */
 public record OpMix(long lookupInsertPercent, long insertPercent, long blindInsertPercent,
-                    long lookupPercent, long erasePercent) {
+                    long lookupPercent, long erasePercent, long scanPercent) {
+
+    /** cache_bench's five kinds, no scans. */
+    public OpMix(long lookupInsertPercent, long insertPercent, long blindInsertPercent,
+                 long lookupPercent, long erasePercent) {
+        this(lookupInsertPercent, insertPercent, blindInsertPercent, lookupPercent, erasePercent,
+                0);
+    }
 
     /** {@code UINT64_MAX / 100}: the width of one percent in the space of a random uint64. */
     public static final long HUNDREDTH_UINT64 = Long.divideUnsigned(-1L, 100);
 
     /**
      * The cumulative thresholds: an op below element i (unsigned) and not below element i - 1
-     * is of kind i (lookup-insert, insert, blind insert, lookup, erase).
+     * is of kind i (lookup-insert, insert, blind insert, lookup, erase, scan step).
      */
     public long[] thresholds() {
         long lookupInsert = HUNDREDTH_UINT64 * lookupInsertPercent;
@@ -22,13 +29,14 @@ public record OpMix(long lookupInsertPercent, long insertPercent, long blindInse
         long blindInsert = insert + HUNDREDTH_UINT64 * blindInsertPercent;
         long lookup = blindInsert + HUNDREDTH_UINT64 * lookupPercent;
         long erase = lookup + HUNDREDTH_UINT64 * erasePercent;
-        return new long[] {lookupInsert, insert, blindInsert, lookup, erase};
+        long scan = erase + HUNDREDTH_UINT64 * scanPercent;
+        return new long[] {lookupInsert, insert, blindInsert, lookup, erase, scan};
     }
 
     /** Null when the five percentages add to 100, else a message naming each flag. */
     public String check() {
         long sum = lookupInsertPercent + insertPercent + blindInsertPercent + lookupPercent
-                + erasePercent;
+                + erasePercent + scanPercent;
         if (sum == 100) {
             return null;
         }
@@ -36,6 +44,7 @@ public record OpMix(long lookupInsertPercent, long insertPercent, long blindInse
                 + " + -insert_percent=" + insertPercent
                 + " + -blind_insert_percent=" + blindInsertPercent
                 + " + -lookup_percent=" + lookupPercent
-                + " + -erase_percent=" + erasePercent + " = " + sum;
+                + " + -erase_percent=" + erasePercent
+                + (scanPercent != 0 ? " + -scan_percent=" + scanPercent : "") + " = " + sum;
     }
 }

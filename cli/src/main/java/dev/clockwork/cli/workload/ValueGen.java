@@ -33,6 +33,7 @@ public final class ValueGen implements AutoCloseable {
     private final MemorySegment buffer;
     private final MemorySegment value;
     private final int valueBytes;
+    private final double compressibleToRatio;
     private final int randomFillSize;
     private final boolean stampKeys;
     private final MemorySegment scratch; // null unless stampKeys
@@ -43,6 +44,7 @@ public final class ValueGen implements AutoCloseable {
 
     public ValueGen(int valueBytes, double compressibleToRatio, boolean stampKeys) {
         this.valueBytes = valueBytes;
+        this.compressibleToRatio = compressibleToRatio;
         this.stampKeys = stampKeys;
         this.randomFillSize = randomFillSize(valueBytes, compressibleToRatio);
         this.arena = Arena.ofShared();
@@ -65,9 +67,51 @@ public final class ValueGen implements AutoCloseable {
 
     /** Fills the buffer with a new value and returns it (valid until the next call). */
     public MemorySegment next(Random64 rnd) {
+        fill(rnd, valueBytes, randomFillSize);
+        return value;
+    }
+
+    /**
+     * A new value of {@code size} bytes, at most the generator's {@code valueBytes}, for key
+     * {@code (key0, key1)}: filled as {@link #next(Random64)} fills one of that size, stamped
+     * when this generator stamps keys. Valid until the next call.
+     */
+    public MemorySegment next(Random64 rnd, long key0, long key1, int size) {
+        if (size == valueBytes) {
+            return next(rnd, key0, key1);
+        }
+        fill(rnd, size, randomFillSize(size, compressibleToRatio));
+        MemorySegment v = slice(size);
+        if (stampKeys) {
+            ValueStamp.stamp(v, key0, key1);
+        }
+        return v;
+    }
+
+    /**
+     * The buffer's first {@code size} bytes, made once per size for the first
+     * {@link #SIZES_KEPT} sizes (so that a mix of sizes allocates nothing per value).
+     */
+    private MemorySegment slice(int size) {
+        for (int i = 0; i < slices.length; i++) {
+            MemorySegment s = slices[i];
+            if (s == null) {
+                s = buffer.asSlice(0, size);
+                slices[i] = s;
+                return s;
+            }
+            if (s.byteSize() == size) {
+                return s;
+            }
+        }
+        return buffer.asSlice(0, size);
+    }
+
+    private static final int SIZES_KEPT = 8;
+    private final MemorySegment[] slices = new MemorySegment[SIZES_KEPT];
+
+    private void fill(Random64 rnd, int n, int fill) {
         MemorySegment b = buffer;
-        int fill = randomFillSize;
-        int n = valueBytes;
         int i = 0;
         for (; i < fill; i += 8) {
             b.set(LONG_LE, i, rnd.next());
@@ -80,7 +124,6 @@ public final class ValueGen implements AutoCloseable {
             MemorySegment.copy(b, src, b, i, len);
             i += len;
         }
-        return value;
     }
 
     /**

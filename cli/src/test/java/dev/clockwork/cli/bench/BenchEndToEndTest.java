@@ -64,8 +64,8 @@ class BenchEndToEndTest {
         String[] impls = {"LruCache", "FixedHyperClockCache", "AutoHyperClockCache"};
         int from = 0;
         for (int i = 0; i < types.length; i++) {
-            int header = out.indexOf("=== -cache_type=" + types[i] + " (a JVM of its own) ===",
-                    from);
+            int header = out.indexOf("=== -cache_type=" + types[i] + " (a JVM of its own: -Xmx512m)"
+                    + " ===", from);
             assertTrue(header >= from, "no run of " + types[i] + " after the previous one:\n" + out);
             int impl = out.indexOf("Cache impl name     : " + impls[i], header);
             int headline = out.indexOf("Rough parallel ops/sec = ", header);
@@ -76,9 +76,9 @@ class BenchEndToEndTest {
                 + " over lru_cache's):", from);
         assertTrue(table > 0, out);
         String[] rows = out.substring(table).split("\n");
-        assertTrue(rows[1].startsWith("cache_type"), rows[1]);
+        assertTrue(rows[1].startsWith("entry"), rows[1]);
         for (int i = 0; i < types.length; i++) {
-            assertTrue(rows[2 + i].matches(types[i] + " +\\d+ +\\d+\\.\\d\\dx +\\d+ +0\\.\\d{4}"
+            assertTrue(rows[2 + i].matches(types[i] + " +\\d+ +\\d+\\.\\d\\dx +0\\.\\d{4}"
                     + " +\\d+ +[0-9.]+"), rows[2 + i]);
         }
         assertTrue(rows[2].contains(" 1.00x "), rows[2]);
@@ -228,14 +228,18 @@ class BenchEndToEndTest {
                 + "\"max\":4}},\"future_field\":{\"x\":\"y\"}}";
         BenchResult r = BenchResult.fromJson(old);
         assertEquals("lru_cache", r.cacheType());
-        assertEquals(List.of(new OpLatency("lookup", 5, 1, 2, 3, 4)), r.latency());
+        assertEquals(List.of(new OpLatency("lookup", 5, 1, 2, 3, 0, 4)), r.latency());
+        assertEquals(null, r.allOps());
+        assertEquals(null, r.bill());
         assertEquals(java.util.Map.of(), r.flags());
         assertEquals(null, r.table());
         assertEquals(null, r.gatherStats());
         // A value needing escapes survives the round trip.
         BenchResult odd = new BenchResult("lru_cache", 1, 1, 1, 1, 1, 0, 0, 0, -1, 0, List.of(),
                 java.util.Map.of("weird", "a\"b\\c,d:{e}"), new BenchResult.TableStats(-1, -1, -1, 4),
-                null, true);
+                null, true, new OpLatency(OpLatency.ALL, 9, 1, 2, 3, 4, 5),
+                new dev.clockwork.cli.workload.JvmBill.Bill("G1 Young Generation", 3, 40, 20, 0,
+                        0, 1 << 20, 2 << 20, 1 << 30, 123_456), 7 << 20);
         assertEquals(odd, BenchResult.fromJson(odd.toJson()));
     }
 
@@ -428,7 +432,8 @@ class BenchEndToEndTest {
                 });
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = new BenchRun(o, seed, corrupting, RunStop.manual(), new PrintWriter(out, true),
+        int code = new BenchRun(o, seed, new dev.clockwork.cli.caches.ClockworkTarget(
+                o.cacheType, corrupting), RunStop.manual(), new PrintWriter(out, true),
                 new PrintWriter(err, true)).execute();
         assertEquals(3, code, out + "\n" + err);
         long failures = copies.get() / 50;

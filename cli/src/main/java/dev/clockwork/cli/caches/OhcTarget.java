@@ -1,0 +1,151 @@
+package dev.clockwork.cli.caches;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+
+import org.caffinitas.ohc.CacheSerializer;
+import org.caffinitas.ohc.Eviction;
+import org.caffinitas.ohc.OHCache;
+import org.caffinitas.ohc.OHCacheBuilder;
+
+import dev.clockwork.cache.Cache;
+import dev.clockwork.cli.workload.ValueHash;
+
+/**
+ * OHC (off-heap, LRU) with {@code byte[]} values through OHC's own serializer interface, as an
+ * OHC user writes it: {@code put} copies the array into native memory, {@code get} copies the
+ * value out into a new array. Nothing pins.
+ *
+ * <ul>
+ *   <li>{@code ohc_linked}: OHC's default implementation (an entry per allocation, segments =
+ *     2 x cores).</li>
+ *   <li>{@code ohc_chunked}: OHC's chunked implementation, 1 MiB chunks (less for a cache under
+ *     64 MiB, where a segment must hold several), entries of any size up to a chunk.</li>
+ * </ul>
+ */
+final class OhcTarget extends BenchTarget {
+    /** The chunk of {@code ohc_chunked}, unless the cache is small. */
+    private static final int CHUNK_BYTES = 1 << 20;
+
+    private final String type;
+    private final boolean chunked;
+    private final OHCache<BlockKey, byte[]> ohc;
+    private boolean closed;
+
+    OhcTarget(String type, long capacity, boolean chunked) {
+        this.type = type;
+        this.chunked = chunked;
+        OHCacheBuilder<BlockKey, byte[]> b = OHCacheBuilder.<BlockKey, byte[]>newBuilder()
+                .keySerializer(BlockKey.SERIALIZER)
+                .valueSerializer(BYTES)
+                .capacity(capacity)
+                .eviction(Eviction.LRU);
+        if (chunked) {
+            b.chunkSize((int) Math.min(CHUNK_BYTES, Long.highestOneBit(Math.max(1, capacity / 64))));
+        }
+        this.ohc = b.build();
+    }
+
+    @Override
+    public String type() {
+        return type;
+    }
+
+    @Override
+    public String implName() {
+        return "OHC " + (chunked ? "chunked" : "linked") + " (byte[] values)";
+    }
+
+    @Override
+    public boolean pins() {
+        return false;
+    }
+
+    @Override
+    public Session session() {
+        return new Session() {
+            private byte[] hit; // the copy the last hit returned
+
+            @Override
+            public long lookup(long k0, long k1) {
+                hit = ohc.get(new BlockKey(k0, k1));
+                return hit == null ? Cache.MISS : UNPINNED_HIT;
+            }
+
+            @Override
+            public long hashValue(long handle) {
+                return ValueHash.hash(hit);
+            }
+
+            @Override
+            public long insertPinned(long k0, long k1, MemorySegment value, long charge) {
+                return insert(k0, k1, value, charge) ? UNPINNED_HIT : Cache.MISS;
+            }
+
+            @Override
+            public boolean insert(long k0, long k1, MemorySegment value, long charge) {
+                return ohc.put(new BlockKey(k0, k1), value.toArray(ValueLayout.JAVA_BYTE));
+            }
+
+            @Override
+            public void erase(long k0, long k1) {
+                ohc.remove(new BlockKey(k0, k1));
+            }
+
+            @Override
+            public void release(long handle) {
+                throw new UnsupportedOperationException("OHC holds no handles");
+            }
+        };
+    }
+
+    @Override
+    public long entryCount() {
+        return ohc.size();
+    }
+
+    @Override
+    public long usage() {
+        return ohc.memUsed();
+    }
+
+    @Override
+    public void setCapacity(long capacity) {
+        ohc.setCapacity(capacity);
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return; // OHC's own close is not idempotent
+        }
+        closed = true;
+        try {
+            ohc.close();
+        } catch (IOException e) {
+            throw new IllegalStateException("OHC failed to close", e);
+        }
+    }
+
+    /** Values as {@code byte[]}: copied in on put, out into a new array on get. */
+    private static final CacheSerializer<byte[]> BYTES = new CacheSerializer<>() {
+        @Override
+        public void serialize(byte[] value, ByteBuffer buf) {
+            buf.put(value);
+        }
+
+        @Override
+        public byte[] deserialize(ByteBuffer buf) {
+            byte[] v = new byte[buf.remaining()];
+            buf.get(v);
+            return v;
+        }
+
+        @Override
+        public int serializedSize(byte[] value) {
+            return value.length;
+        }
+    };
+}
