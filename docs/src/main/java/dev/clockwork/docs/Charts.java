@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * Command line entry: {@code Charts <resultsDir> <outDir>} reads every JMH, clockwork bench and
- * clockwork memory result file under {@code resultsDir} and writes PNG charts plus
+ * Command line entry: {@code Charts <resultsDir> <outDir>} reads every JMH, clockwork bench,
+ * scale and clockwork memory result file under {@code resultsDir} and writes PNG charts plus
  * {@code tables.md} (the same numbers as Markdown tables) into {@code outDir}.
  *
  * <p>Runs headless, so it works on build machines without a display.
@@ -55,6 +55,7 @@ public final class Charts {
         figures.addAll(JmhFigures.build(inputs.jmh()));
         figures.addAll(BenchFigures.build(inputs.bench()));
         figures.addAll(MemoryFigures.build(inputs.memory()));
+        figures.addAll(ScaleFigures.build(inputs.scale()));
         return Report.write(figures, outDir, note);
     }
 }

@@ -15,7 +15,7 @@ import org.knowm.xchart.BitmapEncoder;
 
 /**
  * Writes the figures: each chart as a PNG and all tables, in figure order, into one
- * {@code tables.md} whose headings name the PNG files. Two figures that would share a file name
+ * {@code tables.md} whose headings name the PNG files (or the table, for a table-only figure). Two figures that would share a file name
  * get {@code -2}, {@code -3} suffixes (with a note) instead of overwriting each other.
  */
 final class Report {
@@ -32,6 +32,9 @@ final class Report {
         List<Figure> named = uniqueNames(figures, note);
         List<String> written = new ArrayList<>();
         for (Figure figure : named) {
+            if (!figure.hasChart()) {
+                continue;
+            }
             try (OutputStream out = Files.newOutputStream(outDir.resolve(figure.fileName()))) {
                 BitmapEncoder.saveBitmap(figure.chart(), out, BitmapEncoder.BitmapFormat.PNG);
             }
@@ -63,12 +66,13 @@ final class Report {
         List<Figure> out = new ArrayList<>();
         for (Figure f : figures) {
             String name = f.fileName();
-            String stem = name.substring(0, name.length() - ".png".length());
+            String suffix = name.endsWith(Figure.PNG) ? Figure.PNG : "";
+            String stem = name.substring(0, name.length() - suffix.length());
             for (int n = 2; !taken.add(name); n++) {
-                name = stem + "-" + n + ".png";
+                name = stem + "-" + n + suffix;
             }
             if (!name.equals(f.fileName())) {
-                note.accept("two charts named " + f.fileName() + ": the one from "
+                note.accept("two figures named " + f.fileName() + ": the one from "
                         + String.join(", ", f.sources()) + " is written as " + name);
             }
             out.add(new Figure(name, f.title(), f.sources(), f.table(), f.chart()));

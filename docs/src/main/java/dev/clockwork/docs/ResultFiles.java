@@ -19,6 +19,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 /**
  * Finds and reads the result files under a directory: {@code *.json} files that are JMH result
  * arrays and {@code *.jsonl} files with {@code clockwork bench} or {@code clockwork memory} lines.
+ * Bench lines in a file named like a {@link ScaleFile} ({@code scale.jsonl},
+ * {@code scale-sizes.jsonl}) are read as scale runs, not as a plain bench file.
  *
  * <p>Files are visited in the order of their relative paths, so the output does not depend on
  * the file system; when two files hold the same measurement, the one with the later path wins
@@ -31,6 +33,7 @@ final class ResultFiles {
     private final Map<String, JmhResult> jmh = new LinkedHashMap<>();
     private final Map<String, MemoryRow> memory = new LinkedHashMap<>();
     private final List<BenchFile> bench = new ArrayList<>();
+    private final List<ScaleFile> scale = new ArrayList<>();
     private final Map<String, Integer> replaced = new TreeMap<>();
 
     private ResultFiles(Path root, Consumer<String> note) {
@@ -45,7 +48,7 @@ final class ResultFiles {
             files.read(relative);
         }
         return new Inputs(List.copyOf(files.jmh.values()), List.copyOf(files.bench),
-                List.copyOf(files.memory.values()));
+                List.copyOf(files.memory.values()), List.copyOf(files.scale));
     }
 
     private List<String> candidates() {
@@ -102,6 +105,8 @@ final class ResultFiles {
 
     private void readLines(String relative, String text) {
         List<BenchRun> runs = new ArrayList<>();
+        List<ScaleRun> scaleRuns = new ArrayList<>();
+        boolean isScale = ScaleFile.isScale(stem(relative));
         int used = 0;
         int skipped = 0;
         for (String line : text.split("\n")) {
@@ -110,7 +115,9 @@ final class ResultFiles {
             }
             Obj obj = parseLine(line);
             String tool = obj == null ? null : obj.string("tool");
-            if (BenchRun.TOOL.equals(tool)) {
+            if (BenchRun.TOOL.equals(tool) && isScale) {
+                scaleRuns.add(ScaleRun.from(obj));
+            } else if (BenchRun.TOOL.equals(tool)) {
                 runs.add(BenchRun.from(obj));
             } else if (MemoryRow.TOOL.equals(tool)) {
                 MemoryRow row = MemoryRow.from(obj, relative);
@@ -123,6 +130,9 @@ final class ResultFiles {
         }
         if (!runs.isEmpty()) {
             bench.add(new BenchFile(relative, stem(relative), List.copyOf(runs)));
+        }
+        if (!scaleRuns.isEmpty()) {
+            scale.add(new ScaleFile(relative, stem(relative), List.copyOf(scaleRuns)));
         }
         noteLines(relative, used, skipped);
     }

@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.stream.DoubleStream;
 
 import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategorySeries.CategorySeriesRenderStyle;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.internal.chartpart.Chart;
@@ -45,6 +46,24 @@ final class Style {
         dress(chart, title, xTitle, yTitle);
         chart.getStyler().setAvailableSpaceFill(0.8).setOverlapped(false);
         return chart;
+    }
+
+    /**
+     * An empty chart of lines over categories (e.g. percentiles), markers on the points: for
+     * values that read as a curve rather than as separate bars.
+     */
+    static CategoryChart categoryLines(String title, String xTitle, String yTitle) {
+        CategoryChart chart = new CategoryChart(WIDTH, HEIGHT);
+        dress(chart, title, xTitle, yTitle);
+        chart.getStyler().setDefaultSeriesRenderStyle(CategorySeriesRenderStyle.Line)
+                .setOverlapped(true) // each point over its category, not spread like bars
+                .setMarkerSize(8);
+        return chart;
+    }
+
+    /** The colour of series {@code i} in the fixed order, for a series that must keep its own. */
+    static Color color(int i) {
+        return COLORS[Math.floorMod(i, COLORS.length)];
     }
 
     /** An empty line chart with markers on the measured points. */
