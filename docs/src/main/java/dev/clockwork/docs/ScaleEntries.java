@@ -26,9 +26,16 @@ final class ScaleEntries {
     private ScaleEntries() {
     }
 
-    /** The entry's display name; a partial run (stopped early) says so. */
+    /**
+     * The entry's display name; a Clockwork run with an admission policy names it
+     * ({@code Clockwork auto + tinylfu}); a partial run (stopped early) says so.
+     */
     static String name(ScaleRun run) {
         String name = NAMES.getOrDefault(run.cacheType(), run.cacheType());
+        if (!isCaffeine(run) && !run.cacheType().startsWith("ohc")
+                && !"none".equals(run.admission())) {
+            name += " + " + run.admission();
+        }
         if (isCaffeine(run)) {
             String gc = collector(run.collector());
             name += gc.isEmpty() ? "" : " (" + gc + ")";

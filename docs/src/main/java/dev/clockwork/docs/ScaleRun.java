@@ -9,7 +9,7 @@ package dev.clockwork.docs;
  */
 record ScaleRun(String cacheType, String collector, int threads, long cacheSize,
         String valueSize, double opsPerSec, double hitRatio, Latency latency, Jvm jvm,
-        long rssBytes, long liveHeapBytes, boolean partial) {
+        long rssBytes, long liveHeapBytes, boolean partial, String admission) {
 
     /** Latency over all operations, in nanoseconds. */
     record Latency(double p50, double p99, double p999, double p9999, double max) {
@@ -46,7 +46,8 @@ record ScaleRun(String cacheType, String collector, int threads, long cacheSize,
                 valueSize(flags), o.number("rough_parallel_ops_per_sec"),
                 o.number("lookup_hit_ratio"), Latency.from(o.object("latency_all_ns")),
                 Jvm.from(jvm), o.integer("rss_bytes", -1), o.integer("heap_used_bytes", -1),
-                "true".equals(o.string("partial")));
+                "true".equals(o.string("partial")),
+                flags.string("admission") == null ? "none" : flags.string("admission"));
     }
 
     /** The values written: the mix when there is one ({@code 4096,8192,16384 B}), else one size. */

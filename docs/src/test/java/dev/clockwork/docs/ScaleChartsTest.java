@@ -103,6 +103,19 @@ class ScaleChartsTest {
         assertEquals("Shenandoah", ScaleEntries.collector("Shenandoah Pauses, Shenandoah Cycles"));
     }
 
+    /** A Clockwork run with an admission policy is its own entry; a peer's policy is its own. */
+    @Test
+    void anAdmissionPolicyNamesTheEntry() {
+        String line = "{\"cache_type\":\"%s\",\"threads\":2,\"rough_parallel_ops_per_sec\":1,"
+                + "\"lookup_hit_ratio\":0.5,\"flags\":{\"cache_size\":1073741824,"
+                + "\"admission\":\"tinylfu\"},\"jvm\":{\"collector\":\"G1 Young Generation\"},"
+                + "\"latency_all_ns\":{}}";
+        assertEquals("Clockwork auto + tinylfu", ScaleEntries.name(ScaleRun.from(
+                Obj.of(Json.parse(line.formatted("auto_hyper_clock_cache"))))));
+        assertEquals("Caffeine (G1)", ScaleEntries.name(ScaleRun.from(
+                Obj.of(Json.parse(line.formatted("caffeine"))))));
+    }
+
     private static final String OPS = "rough_parallel_ops_per_sec";
 
     /** The table row the fixture's numbers should give (capacity, [values,] threads first). */
