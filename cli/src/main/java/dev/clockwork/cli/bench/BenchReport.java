@@ -14,6 +14,7 @@ import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.cli.Main;
 import dev.clockwork.cli.common.CFormat;
 import dev.clockwork.cli.caches.BenchTarget;
+import dev.clockwork.cli.workload.Hiccups;
 import dev.clockwork.cli.workload.JvmBill;
 import dev.clockwork.cli.workload.LatencyStats;
 import dev.clockwork.cli.workload.ProcessStats;
@@ -66,10 +67,11 @@ final class BenchReport {
      *
      * @param populateVerifyFailures failed value checks while populating
      * @param bill what the JVM spent during the timed phase
+     * @param stalls the platform's stalls during the timed phase
      * @param rssAtEnd the resident set at the end of the timed phase, or -1
      */
     int report(BenchWorker[] workers, long elapsedNanos, long populateVerifyFailures,
-               JvmBill.Bill bill, long rssAtEnd) {
+               JvmBill.Bill bill, Hiccups.Seen stalls, long rssAtEnd) {
         BenchTotals t = BenchTotals.of(workers, populateVerifyFailures);
         double totalOps = t.ops();
         boolean stopped = false;
@@ -112,6 +114,7 @@ final class BenchReport {
         diagnostics();
         out.println();
         out.print(bill.describe(t.ops()));
+        out.print(stalls.describe());
         BenchResult.TableStats table = new BenchResult.TableStats(
                 slots.isPresent() ? finalOccupancy : -1, slots.orElse(-1),
                 cache instanceof HyperClockCache ? cache.stats().evictionEffortExceeded() : -1,
@@ -122,7 +125,7 @@ final class BenchReport {
                 t.lookups() == 0 ? 0.0 : 1.0 * t.hits() / t.lookups(), entriesAtEnd, nativeAtEnd,
                 -1, -1, opLatency, flags(), table,
                 gatherer == null ? null : OpLatency.of(BenchResult.GATHER_STATS, gatherer.micros),
-                partial, allOps, bill, rssAtEnd));
+                partial, allOps, bill, stalls, rssAtEnd));
         if (t.verifyFailures() > 0) {
             err.printf("clockwork bench: %d values failed verification (wrong key, size or"
                     + " checksum)%n", t.verifyFailures());
@@ -181,6 +184,15 @@ final class BenchReport {
         OpLatency l = OpLatency.of(OpLatency.ALL, all);
         out.printf(Locale.ROOT, "%nAll operations (ns): P50 %d  P99 %d  P99.9 %d  P99.99 %d"
                 + "  Max %d%n", l.p50(), l.p99(), l.p999(), l.p9999(), l.max());
+        BenchWorker slowest = workers[0];
+        for (BenchWorker w : workers) {
+            if (w.slowestNanos > slowest.slowestNanos) {
+                slowest = w;
+            }
+        }
+        out.printf(Locale.ROOT, "Slowest operation: %.3f ms, %s by thread %d, %.3f s into the"
+                        + " timed run%n", slowest.slowestNanos / 1e6,
+                OpLatency.NAMES[slowest.slowestKind], slowest.tid, slowest.slowestAtNanos / 1e9);
         return l;
     }
 
@@ -221,7 +233,7 @@ final class BenchReport {
         return new BenchResult(r.cacheType(), r.threads(), r.opsPerThread(), r.elapsedSecs(),
                 r.parallelOpsPerSec(), r.threadOpsPerSec(), r.hitRatio(), r.entries(),
                 r.nativeBytes(), rss.orElse(-1), heapUsed, r.latency(), r.flags(), r.table(),
-                r.gatherStats(), r.partial(), r.allOps(), r.bill(), r.rssBytes());
+                r.gatherStats(), r.partial(), r.allOps(), r.bill(), r.stalls(), r.rssBytes());
     }
 
     /** cache_bench's {@code ReportProblems} at debug level: a blank line, then the diagnostics. */

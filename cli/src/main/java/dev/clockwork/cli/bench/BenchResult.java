@@ -1,5 +1,6 @@
 package dev.clockwork.cli.bench;
 
+import dev.clockwork.cli.workload.Hiccups;
 import dev.clockwork.cli.workload.JvmBill;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -37,6 +38,8 @@ import dev.clockwork.cli.common.Json;
  *     or null without {@code -histograms} or when read from a line that had none
  * @param bill what the JVM spent during the timed phase (collections, pauses, heap, CPU), or
  *     null when read from a line that had none
+ * @param stalls the platform's stalls seen by a sleeping thread during the timed phase, or null
+ *     when read from a line that had none
  * @param rssBytes the process's resident set at the end of the timed phase (VmRSS), or -1
  */
 record BenchResult(String cacheType, long threads, long opsPerThread, double elapsedSecs,
@@ -44,7 +47,7 @@ record BenchResult(String cacheType, long threads, long opsPerThread, double ela
                    long nativeBytes, long maxRssBytes, long heapUsedBytes,
                    List<OpLatency> latency, Map<String, String> flags, TableStats table,
                    OpLatency gatherStats, boolean partial, OpLatency allOps,
-                   JvmBill.Bill bill, long rssBytes) {
+                   JvmBill.Bill bill, Hiccups.Seen stalls, long rssBytes) {
 
     /** The JSON key, and {@link OpLatency#op()}, of {@link #gatherStats}. */
     static final String GATHER_STATS = "gather_stats_us";
@@ -60,7 +63,7 @@ record BenchResult(String cacheType, long threads, long opsPerThread, double ela
                 List<OpLatency> latency) {
         this(cacheType, threads, opsPerThread, elapsedSecs, parallelOpsPerSec, threadOpsPerSec,
                 hitRatio, entries, nativeBytes, maxRssBytes, heapUsedBytes, latency, Map.of(),
-                null, null, false, null, null, -1);
+                null, null, false, null, null, null, -1);
     }
 
     /**
@@ -140,6 +143,10 @@ record BenchResult(String cacheType, long threads, long opsPerThread, double ela
         if (bill != null) {
             node.set("jvm", billJson(bill, parallelOpsPerSec * elapsedSecs));
         }
+        if (stalls != null) {
+            node.putObject("stalls").put("p99_9_ns", stalls.p999Nanos())
+                    .put("max_ns", stalls.maxNanos()).put("steal_ms", stalls.stealMillis());
+        }
         node.put("rss_bytes", rssBytes);
         return Json.line(node);
     }
@@ -163,6 +170,7 @@ record BenchResult(String cacheType, long threads, long opsPerThread, double ela
         JsonNode gather = node.get(GATHER_STATS);
         JsonNode all = node.get("latency_all_ns");
         JsonNode jvm = node.get("jvm");
+        JsonNode stalls = node.get("stalls");
         return new BenchResult(required(node, "cache_type").asText(),
                 required(node, "threads").asLong(), required(node, "ops_per_thread").asLong(),
                 required(node, "elapsed_s").asDouble(),
@@ -177,6 +185,9 @@ record BenchResult(String cacheType, long threads, long opsPerThread, double ela
                 node.path("partial").asBoolean(false),
                 all == null || !all.isObject() ? null : OpLatency.fromJson(OpLatency.ALL, all),
                 jvm == null || !jvm.isObject() ? null : billFromJson(jvm),
+                stalls == null || !stalls.isObject() ? null
+                        : new Hiccups.Seen(stalls.path("p99_9_ns").asLong(),
+                                stalls.path("max_ns").asLong(), stalls.path("steal_ms").asLong(-1)),
                 node.path("rss_bytes").asLong(-1));
     }
 

@@ -14,6 +14,7 @@ import dev.clockwork.cli.common.CFormat;
 import dev.clockwork.cli.common.ExitCodes;
 import dev.clockwork.cli.common.RunStop;
 import dev.clockwork.cli.common.Threads;
+import dev.clockwork.cli.workload.Hiccups;
 import dev.clockwork.cli.workload.JvmBill;
 import dev.clockwork.cli.workload.KeyGen;
 import dev.clockwork.cli.workload.PinnedFifo;
@@ -235,6 +236,7 @@ final class BenchRun {
         BenchWorker[] workers = new BenchWorker[n];
         Thread[] threads = new Thread[n];
         JvmBill bill = new JvmBill().start();
+        Hiccups hiccups = new Hiccups().start();
         if (!startWorkers(workers, threads)) {
             return ExitCodes.ERROR;
         }
@@ -247,6 +249,7 @@ final class BenchRun {
         // As cache_bench: gathering stats is background work, not part of the timed run.
         long endNanos = System.nanoTime();
         JvmBill.Bill timedBill = bill.stop();
+        Hiccups.Seen stalls = hiccups.stop();
         long rssAtEnd = ProcessStats.rssBytes();
         if (statsThread != null) {
             gatherer.workersDone.countDown();
@@ -257,7 +260,7 @@ final class BenchRun {
             return ExitCodes.ERROR;
         }
         int rc = report.report(workers, endNanos - startNanos, populateVerifyFailures, timedBill,
-                rssAtEnd);
+                stalls, rssAtEnd);
         result = report.result();
         return rc;
     }

@@ -40,6 +40,10 @@ final class BenchWorker {
     /** The sum of the value hashes, published so that the hashing cannot be dropped. */
     long result;
     long durationNanos;
+    /** With -histograms: this thread's slowest operation, when it started and its kind. */
+    long slowestNanos;
+    long slowestAtNanos;
+    int slowestKind;
     /** The thread stopped at a stop request (SIGTERM, Ctrl-C) before its ops or time ran out. */
     boolean stopped;
     Throwable failure;
@@ -149,7 +153,13 @@ final class BenchWorker {
             final long t0 = latency != null ? System.nanoTime() : 0L;
             final int kind = operateOnce(op, k0, k1, size);
             if (latency != null) {
-                latency[kind].record(System.nanoTime() - t0);
+                long took = System.nanoTime() - t0;
+                latency[kind].record(took);
+                if (took > slowestNanos) {
+                    slowestNanos = took;
+                    slowestAtNanos = t0 - startTime;
+                    slowestKind = kind;
+                }
             }
             if (o.usleep > 0) {
                 long us = rnd.uniform(o.usleep + 1);

@@ -37,15 +37,16 @@ final class CompareTable {
                     r.hitRatio(), r.entries(), ProcessStats.mib(r.nativeBytes()));
         }
         out.println();
-        out.println("Latency over all operations (us) and the JVM's bill of the timed run:");
-        out.printf(Locale.ROOT, "%-26s %7s %7s %8s %8s %9s %7s %9s %9s %9s %9s %8s%n", "entry",
-                "P50", "P99", "P99.9", "P99.99", "Max", "Pauses", "Pause ms", "Max ms",
-                "Heap MiB", "RSS MiB", "CPU/op");
+        out.println("Latency over all operations (us), the JVM's bill of the timed run, and the"
+                + " longest platform stall (us; Hiccups):");
+        out.printf(Locale.ROOT, "%-26s %7s %7s %8s %8s %9s %7s %9s %9s %9s %9s %8s %10s%n",
+                "entry", "P50", "P99", "P99.9", "P99.99", "Max", "Pauses", "Pause ms", "Max ms",
+                "Heap MiB", "RSS MiB", "CPU/op", "Stall max");
         for (int i = 0; i < results.size(); i++) {
             BenchResult r = results.get(i);
             OpLatency l = r.allOps();
             JvmBill.Bill b = r.bill();
-            out.printf(Locale.ROOT, "%-26s %7s %7s %8s %8s %9s %7s %9s %9s %9s %9s %8s%n",
+            out.printf(Locale.ROOT, "%-26s %7s %7s %8s %8s %9s %7s %9s %9s %9s %9s %8s %10s%n",
                     label(r, labels.get(i)), us(l == null ? -1 : l.p50()),
                     us(l == null ? -1 : l.p99()), us(l == null ? -1 : l.p999()),
                     us(l == null ? -1 : l.p9999()), us(l == null ? -1 : l.max()),
@@ -55,7 +56,8 @@ final class CompareTable {
                     b == null ? "-" : ProcessStats.mib(b.heapUsedBytes()),
                     r.rssBytes() < 0 ? "-" : ProcessStats.mib(r.rssBytes()),
                     b == null ? "-" : String.format(Locale.ROOT, "%.0f ns",
-                            b.cpuNanosPerOp(Math.round(r.parallelOpsPerSec() * r.elapsedSecs()))));
+                            b.cpuNanosPerOp(Math.round(r.parallelOpsPerSec() * r.elapsedSecs()))),
+                    r.stalls() == null ? "-" : us(r.stalls().maxNanos()));
         }
         if (results.stream().anyMatch(BenchResult::partial)) {
             out.println("(partial: stopped early; its figures cover the operations it did)");

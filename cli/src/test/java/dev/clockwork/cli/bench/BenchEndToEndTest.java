@@ -239,7 +239,8 @@ class BenchEndToEndTest {
                 java.util.Map.of("weird", "a\"b\\c,d:{e}"), new BenchResult.TableStats(-1, -1, -1, 4),
                 null, true, new OpLatency(OpLatency.ALL, 9, 1, 2, 3, 4, 5),
                 new dev.clockwork.cli.workload.JvmBill.Bill("G1 Young Generation", 3, 40, 20, 0,
-                        0, 1 << 20, 2 << 20, 1 << 30, 123_456), 7 << 20);
+                        0, 1 << 20, 2 << 20, 1 << 30, 123_456),
+                new dev.clockwork.cli.workload.Hiccups.Seen(1_000, 2_000, 30), 7 << 20);
         assertEquals(odd, BenchResult.fromJson(odd.toJson()));
     }
 

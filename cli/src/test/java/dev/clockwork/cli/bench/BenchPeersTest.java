@@ -42,8 +42,14 @@ class BenchPeersTest {
         assertTrue(report.contains("Cache impl name     : " + (type.equals("caffeine")
                 ? "Caffeine" : "OHC")), report);
         assertTrue(report.contains("All operations (ns): P50 "), report);
+        assertTrue(report.matches("(?s).*\nSlowest operation: \\d+\\.\\d{3} ms, [a-z_]+ by thread"
+                + " [01], \\d+\\.\\d{3} s into the timed run\n.*"), report);
         assertTrue(report.matches("(?s).*\nGC: \\d+ pauses, \\d+ ms in all, .*"), report);
         assertTrue(report.contains("CPU: "), report);
+        assertTrue(report.contains("Platform stalls (a thread sleeping 1 ms at a time, as"
+                + " jHiccup): P99.9 "), report);
+        assertNotNull(result.stalls());
+        assertTrue(result.stalls().maxNanos() >= result.stalls().p999Nanos());
         assertTrue(report.contains("RSS at the end of the run: "), report);
     }
 
@@ -105,7 +111,7 @@ class BenchPeersTest {
         assertTrue(out.indexOf("Max heap            : 512 MiB", lru) < caffeine, out);
         assertTrue(out.indexOf("Max heap            : 1024 MiB", caffeine) > caffeine, out);
         assertTrue(out.indexOf("Garbage collector   : ZGC", caffeine) > caffeine, out);
-        int table = out.indexOf("Latency over all operations (us) and the JVM's bill");
+        int table = out.indexOf("Latency over all operations (us), the JVM's bill");
         assertTrue(table > caffeine, out);
         assertTrue(out.substring(table).contains("\ncaffeine:zgc "), out);
     }
