@@ -193,9 +193,9 @@ final class BenchRun {
                         ? values.next(rnd, k0, k1, size) : values.next(rnd, k0, k1), size);
                 handle = session.lookup(k0, k1);
                 if (handle == Cache.MISS) {
-                    if (!target.pins()) {
-                        // a peer may turn an insert away by its own policy (Caffeine's
-                        // admission): population counts it and goes on
+                    if (!accepted || !target.pins()) {
+                        // an admission policy turned the insert away (Clockwork's says so;
+                        // Caffeine's evicts it unsaid): population counts it and goes on
                         insertsSinceMaxOccupancyIncrease++;
                         continue;
                     }

@@ -145,6 +145,19 @@ class BenchPeersTest {
         assertTrue(!result.partial());
     }
 
+    /**
+     * Population goes on past inserts an admission policy turns away (they are not found
+     * after), where it used to stop the run as if the cache had lost an accepted insert.
+     */
+    @Test
+    void populationGoesOnPastInsertsAdmissionRefuses() {
+        Object[] r = RunMain.run("bench", "-preset=block_cache", "-admission=tinylfu",
+                "-cache_type=auto_hyper_clock_cache", "-cache_size=16777216", "-threads=1",
+                "-duration=0.2", "-seed=2", "-jit_warmup_ops=0");
+        assertEquals(0, r[0], "stdout:\n" + r[1] + "\nstderr:\n" + r[2]);
+        assertTrue(((String) r[1]).contains("Admission           : tinylfu"), (String) r[1]);
+    }
+
     @Test
     void aFlagGivenOnTheCommandLineOverridesThePreset() {
         Object[] r = RunMain.run("bench", "-preset=block_cache", "-cache_type=lru_cache",
