@@ -1,13 +1,7 @@
 package dev.clockwork.cli.caches;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Policy;
-
-import dev.clockwork.cache.Cache;
-import dev.clockwork.cli.workload.ValueHash;
 
 /**
  * Caffeine holding {@code byte[]}, as a Caffeine user writes a block cache: a
@@ -16,7 +10,7 @@ import dev.clockwork.cli.workload.ValueHash;
  * Caffeine's defaults (maintenance on the common pool). An insert copies the value into a new
  * array and {@code put}s it; a hit reads the stored array, no copy. Nothing pins.
  */
-final class CaffeineTarget extends BenchTarget {
+final class CaffeineTarget extends PeerTarget {
     private final String type;
     private final com.github.benmanes.caffeine.cache.Cache<BlockKey, byte[]> cache;
     private final Policy.Eviction<BlockKey, byte[]> eviction;
@@ -41,52 +35,24 @@ final class CaffeineTarget extends BenchTarget {
     }
 
     @Override
-    public boolean pins() {
-        return false;
-    }
-
-    @Override
     public boolean onHeap() {
         return true;
     }
 
     @Override
-    public Session session() {
-        return new Session() {
-            private byte[] hit; // the array the last hit returned
+    byte[] get(BlockKey key) {
+        return cache.getIfPresent(key);
+    }
 
-            @Override
-            public long lookup(long k0, long k1) {
-                hit = cache.getIfPresent(new BlockKey(k0, k1));
-                return hit == null ? Cache.MISS : UNPINNED_HIT;
-            }
+    @Override
+    boolean put(BlockKey key, byte[] value) {
+        cache.put(key, value);
+        return true;
+    }
 
-            @Override
-            public long hashValue(long handle) {
-                return ValueHash.hash(hit);
-            }
-
-            @Override
-            public long insertPinned(long k0, long k1, MemorySegment value, long charge) {
-                return insert(k0, k1, value, charge) ? UNPINNED_HIT : Cache.MISS;
-            }
-
-            @Override
-            public boolean insert(long k0, long k1, MemorySegment value, long charge) {
-                cache.put(new BlockKey(k0, k1), value.toArray(ValueLayout.JAVA_BYTE));
-                return true;
-            }
-
-            @Override
-            public void erase(long k0, long k1) {
-                cache.invalidate(new BlockKey(k0, k1));
-            }
-
-            @Override
-            public void release(long handle) {
-                throw new UnsupportedOperationException("Caffeine holds no handles");
-            }
-        };
+    @Override
+    void remove(BlockKey key) {
+        cache.invalidate(key);
     }
 
     @Override

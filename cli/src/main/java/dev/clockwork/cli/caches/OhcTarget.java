@@ -1,17 +1,12 @@
 package dev.clockwork.cli.caches;
 
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 
 import org.caffinitas.ohc.CacheSerializer;
 import org.caffinitas.ohc.Eviction;
 import org.caffinitas.ohc.OHCache;
 import org.caffinitas.ohc.OHCacheBuilder;
-
-import dev.clockwork.cache.Cache;
-import dev.clockwork.cli.workload.ValueHash;
 
 /**
  * OHC (off-heap, LRU) with {@code byte[]} values through OHC's own serializer interface, as an
@@ -25,7 +20,7 @@ import dev.clockwork.cli.workload.ValueHash;
  *     64 MiB, where a segment must hold several), entries of any size up to a chunk.</li>
  * </ul>
  */
-final class OhcTarget extends BenchTarget {
+final class OhcTarget extends PeerTarget {
     /** The chunk of {@code ohc_chunked}, unless the cache is small. */
     private static final int CHUNK_BYTES = 1 << 20;
 
@@ -59,46 +54,18 @@ final class OhcTarget extends BenchTarget {
     }
 
     @Override
-    public boolean pins() {
-        return false;
+    byte[] get(BlockKey key) {
+        return ohc.get(key);
     }
 
     @Override
-    public Session session() {
-        return new Session() {
-            private byte[] hit; // the copy the last hit returned
+    boolean put(BlockKey key, byte[] value) {
+        return ohc.put(key, value);
+    }
 
-            @Override
-            public long lookup(long k0, long k1) {
-                hit = ohc.get(new BlockKey(k0, k1));
-                return hit == null ? Cache.MISS : UNPINNED_HIT;
-            }
-
-            @Override
-            public long hashValue(long handle) {
-                return ValueHash.hash(hit);
-            }
-
-            @Override
-            public long insertPinned(long k0, long k1, MemorySegment value, long charge) {
-                return insert(k0, k1, value, charge) ? UNPINNED_HIT : Cache.MISS;
-            }
-
-            @Override
-            public boolean insert(long k0, long k1, MemorySegment value, long charge) {
-                return ohc.put(new BlockKey(k0, k1), value.toArray(ValueLayout.JAVA_BYTE));
-            }
-
-            @Override
-            public void erase(long k0, long k1) {
-                ohc.remove(new BlockKey(k0, k1));
-            }
-
-            @Override
-            public void release(long handle) {
-                throw new UnsupportedOperationException("OHC holds no handles");
-            }
-        };
+    @Override
+    void remove(BlockKey key) {
+        ohc.remove(key);
     }
 
     @Override
