@@ -17,7 +17,8 @@ import org.caffinitas.ohc.OHCacheBuilder;
  *   <li>{@code ohc_linked}: OHC's default implementation (an entry per allocation, segments =
  *     2 x cores).</li>
  *   <li>{@code ohc_chunked}: OHC's chunked implementation, 1 MiB chunks (less for a cache under
- *     64 MiB, where a segment must hold several), entries of any size up to a chunk.</li>
+ *     64 MiB, where a segment must hold several), entries of any size up to a chunk, segments
+ *     of at most 1 GiB ({@link #chunkedSegments}).</li>
  * </ul>
  */
 final class OhcTarget extends PeerTarget {
@@ -38,9 +39,25 @@ final class OhcTarget extends PeerTarget {
                 .capacity(capacity)
                 .eviction(Eviction.LRU);
         if (chunked) {
-            b.chunkSize((int) Math.min(CHUNK_BYTES, Long.highestOneBit(Math.max(1, capacity / 64))));
+            b.chunkSize((int) Math.min(CHUNK_BYTES, Long.highestOneBit(Math.max(1, capacity / 64))))
+                    .segmentCount(chunkedSegments(capacity));
         }
         this.ohc = b.build();
+    }
+
+    /** The largest segment OHC's chunked implementation accepts. */
+    static final long MAX_CHUNKED_SEGMENT_BYTES = 1L << 30;
+
+    /**
+     * Segments of {@code ohc_chunked}: OHC's default (twice the cores, a power of two), or more
+     * when that would make a segment larger than {@link #MAX_CHUNKED_SEGMENT_BYTES}, which OHC
+     * refuses ("Segment too big"), as a user sizing it for many GiB must.
+     */
+    static int chunkedSegments(long capacity) {
+        int cores = Runtime.getRuntime().availableProcessors();
+        int byDefault = Integer.highestOneBit(Math.max(1, 2 * cores - 1)) << 1;
+        long needed = Math.ceilDiv(capacity, MAX_CHUNKED_SEGMENT_BYTES);
+        return (int) Math.max(byDefault, Long.highestOneBit(Math.max(1, needed - 1)) << 1);
     }
 
     @Override

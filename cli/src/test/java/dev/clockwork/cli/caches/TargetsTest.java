@@ -93,6 +93,19 @@ class TargetsTest {
         }
     }
 
+    /** OHC's chunked segments stay within the 1 GiB it accepts, at any capacity. */
+    @Test
+    void chunkedOhcSegmentsStayWithinAGibibyte() {
+        for (long gib : new long[] {1, 4, 8, 9, 64}) {
+            int segments = OhcTarget.chunkedSegments(gib << 30);
+            assertEquals(1, Integer.bitCount(segments), "a power of two: " + segments);
+            assertTrue((gib << 30) / segments <= OhcTarget.MAX_CHUNKED_SEGMENT_BYTES,
+                    gib + " GiB in " + segments + " segments");
+            assertTrue(segments >= 2 * Runtime.getRuntime().availableProcessors(),
+                    "at least OHC's default, " + segments);
+        }
+    }
+
     /** The peers' values (arrays) hash as the same bytes in native memory do. */
     @Test
     void arraysHashAsSegmentsOfTheSameBytes() {
