@@ -321,7 +321,7 @@ public final class BenchOptions {
                     + " -scan_percent=5, the other ops 0; given any op percentage, the preset"
                     + " sets none), each block released after it is read"
                     + " (-pinned_ratio=0), 60 seconds (-duration=60). At the default 1 GiB a run"
-                    + " takes about 75 seconds (JIT warm-up, population, 60 s, report), under 2"
+                    + " takes 65 to 75 seconds (JIT warm-up, population, 60 s, report), under 2"
                     + " minutes; 4 and 8 GiB add a few seconds of population each. none: cache_bench's"
                     + " defaults. Default: ${DEFAULT-VALUE}.")
     String preset;
