@@ -25,6 +25,11 @@ final class BenchWorker {
     private static final double UINT64_MAX_AS_DOUBLE = 0x1.0p64; // (double) UINT64_MAX
     /** Ops between two updates of {@link #done} (a power of two). */
     private static final long PROGRESS_STEP = 4096;
+    /**
+     * With -duration and -vary_capacity_ratio, the ops_per_thread that paces the capacity
+     * changes (a change every hundredth of it), as there is no ops_per_thread to divide.
+     */
+    private static final long TIMED_OPS_PER_CAPACITY_CYCLE = 1_000_000;
     /** Held by the worker that ends the process with -early_exit, so that only one does. */
     private static final Object EARLY_EXIT_LOCK = new Object();
 
@@ -123,7 +128,7 @@ final class BenchWorker {
         final long ops = timed ? Long.MAX_VALUE : o.opsPerThread;
         final boolean varyCapacity = o.varyCapacityRatio > 0.0 && tid == 0;
         final long startTime = System.nanoTime();
-        final long durationNanos = (long) (o.duration * 1e9);
+        final long timedNanos = (long) (o.duration * 1e9);
         long i = 0;
         for (; i < ops; i++) {
             if ((i & (PROGRESS_STEP - 1)) == 0) {
@@ -133,7 +138,7 @@ final class BenchWorker {
                     stopped = true;
                     break;
                 }
-                if (timed && System.nanoTime() - startTime >= durationNanos) {
+                if (timed && System.nanoTime() - startTime >= timedNanos) {
                     break;
                 }
             }
@@ -148,7 +153,7 @@ final class BenchWorker {
             final long k1 = gen.key1();
             final int size = sizeMix ? o.valueBytesOf(key) : (int) o.valueBytes;
             if (varyCapacity) {
-                varyCapacity(timed ? 1_000_000 : ops);
+                varyCapacity(timed ? TIMED_OPS_PER_CAPACITY_CYCLE : ops);
             }
             final long t0 = latency != null ? System.nanoTime() : 0L;
             final int kind = operateOnce(op, k0, k1, size);
@@ -172,14 +177,14 @@ final class BenchWorker {
             }
         }
         done = i;
-        if (o.earlyExit && i == ops) {
+        if (o.earlyExit && !stopped) { // all its ops done, or its time up
             exitEarly();
         }
         pinnedAtEnd = pinned.size();
         while (pinned.size() > 0) {
             releaseOldest();
         }
-        this.durationNanos = System.nanoTime() - startTime;
+        durationNanos = System.nanoTime() - startTime;
     }
 
     /** The key number of this thread's next scan step; a new scan from a random start when one ends. */

@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.cli.workload.ValueHash;
 
 /**
@@ -27,7 +28,7 @@ public final class ClockworkTarget extends BenchTarget implements BenchTarget.Se
 
     @Override
     public String implName() {
-        return cache.getClass().getSimpleName();
+        return CacheFactory.implName(cache);
     }
 
     @Override

@@ -30,6 +30,8 @@ import com.sun.management.GarbageCollectionNotificationInfo;
  * young, old and concurrent, whose collections are its stop-the-world young, full, remark and
  * cleanup pauses; ZGC's and Shenandoah's "Pauses"; Parallel's and Serial's) times pauses. The
  * JVM reports durations in whole milliseconds: a pause under 1 ms (ZGC's) counts, with 0 ms.
+ * The total pause time is the larger of the beans' and the notifications' sums, which round
+ * apart by a millisecond or so.
  *
  * <p>Start with {@link #start()}, end with {@link #stop()}; one thread starts and stops, the
  * JVM's notification thread records in between.
@@ -43,6 +45,7 @@ public final class JvmBill implements NotificationListener {
     private long cpuAtStart;
     // Written by the JVM's notification thread, read after stop().
     private volatile long maxPauseMillis;
+    private volatile long notifiedPauseMillis;
     private volatile long heapAfterLastGc = -1;
 
     /**
@@ -125,6 +128,10 @@ public final class JvmBill implements NotificationListener {
             }
         }
         MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+        // The beans' times and the notifications' durations are rounded apart (a total of 58 ms
+        // with a longest pause of 59 has been seen): the total is the larger of the two sums,
+        // so that it is never below the longest pause.
+        pauseMillis = Math.max(pauseMillis, notifiedPauseMillis);
         return new Bill(String.join(", ", names), pauses, pauseMillis, maxPauseMillis, cycles,
                 cycleMillis, heapAfterLastGc, heap.getUsed(), heap.getMax(),
                 cpu < 0 || cpuAtStart < 0 ? -1 : cpu - cpuAtStart);
@@ -139,7 +146,9 @@ public final class JvmBill implements NotificationListener {
         GarbageCollectionNotificationInfo info = GarbageCollectionNotificationInfo.from(
                 (CompositeData) notification.getUserData());
         if (!isCycles(info.getGcName())) {
-            maxPauseMillis = Math.max(maxPauseMillis, info.getGcInfo().getDuration());
+            long millis = info.getGcInfo().getDuration();
+            maxPauseMillis = Math.max(maxPauseMillis, millis);
+            notifiedPauseMillis += millis; // one notification thread writes
         }
         long after = 0;
         for (Map.Entry<String, MemoryUsage> pool
