@@ -5,8 +5,8 @@ import dev.clockwork.cache.Args;
 import dev.clockwork.offheap.clock.AutoClockTable;
 import dev.clockwork.offheap.clock.ClockShard;
 import dev.clockwork.offheap.clock.SlotLayout;
-import dev.clockwork.offheap.memory.CacheMemory;
-import dev.clockwork.offheap.memory.CloseGate;
+import dev.clockwork.offheap.context.CacheContext;
+import dev.clockwork.offheap.context.CloseGate;
 
 /**
  * HyperClockCache over tables that grow as entries arrive ({@link AutoClockTable}): no estimate of
@@ -25,10 +25,10 @@ import dev.clockwork.offheap.memory.CloseGate;
  */
 public final class AutoHyperClockCache extends HyperClockCache {
 
-    private AutoHyperClockCache(CacheMemory memory, CloseGate gate, ClockShard[] tables,
+    private AutoHyperClockCache(CacheContext context, CloseGate gate, ClockShard[] tables,
                                 long capacity,
                                 long hashSeed, Admission admission) {
-        super(memory, gate, tables, capacity, hashSeed, admission);
+        super(context, gate, tables, capacity, hashSeed, admission);
     }
 
     /**
@@ -78,8 +78,8 @@ public final class AutoHyperClockCache extends HyperClockCache {
             atHome += scan.entriesAtHome;
             longest = Math.max(longest, scan.maxChainLength);
         }
-        return new ChainReport(homes, nonEmpty, entries, atHome, longest, memory.stats.yields.sum(),
-                memory.stats.lookupRestarts.sum(), reservedBytes());
+        return new ChainReport(homes, nonEmpty, entries, atHome, longest, context.stats.yields.sum(),
+                context.stats.lookupRestarts.sum(), reservedBytes());
     }
 
     /** Options of an {@link AutoHyperClockCache}; {@link #build()} validates them all. */
@@ -121,16 +121,16 @@ public final class AutoHyperClockCache extends HyperClockCache {
         public AutoHyperClockCache build() {
             validate();
             int shardBits = shardBits();
-            CacheMemory memory = new CacheMemory(settings.recordStats, "AutoHyperClockCache");
+            CacheContext context = new CacheContext(settings.recordStats, "AutoHyperClockCache");
             CloseGate gate = new CloseGate();
             BuilderSettings o = settings;
             // Every shard has the same capacity, so reserves the same slots: what it can hold.
             long shardSlots = AutoClockTable.maxSlots(perShardCapacity(o.capacity, shardCount()),
                     o.minAvgEntryCharge, o.chargeMetadata, shardBits);
             Admission admission = o.admissionFor(false, shardSlots << shardBits);
-            ClockShard[] tables = makeTables(memory, gate, admission,
-                    context -> new AutoClockTable(shardSlots, context));
-            return new AutoHyperClockCache(memory, gate, tables, o.capacity, o.hashSeed,
+            ClockShard[] tables = makeTables(context, gate, admission,
+                    shardContext -> new AutoClockTable(shardSlots, shardContext));
+            return new AutoHyperClockCache(context, gate, tables, o.capacity, o.hashSeed,
                     admission);
         }
     }

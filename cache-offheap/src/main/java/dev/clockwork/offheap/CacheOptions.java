@@ -2,10 +2,10 @@ package dev.clockwork.offheap;
 
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.Args;
-import dev.clockwork.offheap.memory.CacheMemory;
+import dev.clockwork.offheap.context.CacheContext;
 import dev.clockwork.offheap.shard.Shard;
 import dev.clockwork.offheap.shard.ShardSizing;
-import dev.clockwork.offheap.memory.EntryStamp;
+import dev.clockwork.offheap.entry.EntryStamp;
 
 /**
  * Options every off-heap cache builder shares: capacity, sharding, the strict limit, metadata
@@ -207,7 +207,7 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
 
     /** Makes the shard with index {@code shard}. */
     interface ShardMaker<S extends Shard> {
-        S make(int shard, long shardCapacity, long usageLimit, CacheMemory memory);
+        S make(int shard, long shardCapacity, long usageLimit, CacheContext context);
     }
 
     /**
@@ -215,15 +215,15 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
      * {@link #MAX_USAGE}. If one cannot be made, closes the arena, frees those already made and
      * rethrows: a failed build holds no native memory.
      */
-    final <S extends Shard> S[] makeShards(S[] shards, CacheMemory memory, ShardMaker<S> maker) {
+    final <S extends Shard> S[] makeShards(S[] shards, CacheContext context, ShardMaker<S> maker) {
         long perShard = ShardedCache.perShardCapacity(settings.capacity, shards.length);
         long usageLimit = shardUsageLimit(shardBits());
         try {
             for (int i = 0; i < shards.length; i++) {
-                shards[i] = maker.make(i, perShard, usageLimit, memory);
+                shards[i] = maker.make(i, perShard, usageLimit, context);
             }
         } catch (RuntimeException | Error e) {
-            memory.closeArena();
+            context.closeArena();
             for (S shard : shards) {
                 if (shard != null) {
                     shard.freeAll();

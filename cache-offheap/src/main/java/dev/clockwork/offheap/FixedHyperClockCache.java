@@ -5,8 +5,8 @@ import dev.clockwork.cache.Args;
 import dev.clockwork.offheap.clock.ClockShard;
 import dev.clockwork.offheap.clock.FixedClockTable;
 import dev.clockwork.offheap.clock.SlotLayout;
-import dev.clockwork.offheap.memory.CacheMemory;
-import dev.clockwork.offheap.memory.CloseGate;
+import dev.clockwork.offheap.context.CacheContext;
+import dev.clockwork.offheap.context.CloseGate;
 
 /**
  * HyperClockCache over fixed-size open-addressing tables ({@link FixedClockTable}), sized once
@@ -24,10 +24,10 @@ import dev.clockwork.offheap.memory.CloseGate;
  * }</pre>
  */
 public final class FixedHyperClockCache extends HyperClockCache {
-    private FixedHyperClockCache(CacheMemory memory, CloseGate gate, ClockShard[] tables,
+    private FixedHyperClockCache(CacheContext context, CloseGate gate, ClockShard[] tables,
                                  long capacity,
                                  long hashSeed, Admission admission) {
-        super(memory, gate, tables, capacity, hashSeed, admission);
+        super(context, gate, tables, capacity, hashSeed, admission);
     }
 
     /**
@@ -172,14 +172,14 @@ public final class FixedHyperClockCache extends HyperClockCache {
         public FixedHyperClockCache build() {
             validate();
             int lengthBits = tableBits();
-            CacheMemory memory = new CacheMemory(settings.recordStats, "FixedHyperClockCache");
+            CacheContext context = new CacheContext(settings.recordStats, "FixedHyperClockCache");
             CloseGate gate = new CloseGate();
             // A table holds at most its occupancy limit, whatever the charges.
             Admission admission = settings.admissionFor(false,
                     FixedClockTable.occupancyLimit(lengthBits) << shardBits());
-            ClockShard[] tables = makeTables(memory, gate, admission,
-                    context -> new FixedClockTable(lengthBits, context));
-            return new FixedHyperClockCache(memory, gate, tables, settings.capacity,
+            ClockShard[] tables = makeTables(context, gate, admission,
+                    shardContext -> new FixedClockTable(lengthBits, shardContext));
+            return new FixedHyperClockCache(context, gate, tables, settings.capacity,
                     settings.hashSeed, admission);
         }
 

@@ -12,9 +12,9 @@ import dev.clockwork.offheap.clock.ClockShard;
 import dev.clockwork.offheap.clock.FoundEntry;
 import dev.clockwork.offheap.clock.SlotLayout;
 import dev.clockwork.offheap.clock.StandaloneEntries;
-import dev.clockwork.offheap.memory.CacheMemory;
-import dev.clockwork.offheap.memory.CloseGate;
-import dev.clockwork.offheap.memory.EntryStamp;
+import dev.clockwork.offheap.context.CacheContext;
+import dev.clockwork.offheap.context.CloseGate;
+import dev.clockwork.offheap.entry.EntryStamp;
 import dev.clockwork.offheap.shard.ShardSizing;
 
 /**
@@ -46,14 +46,14 @@ public abstract class HyperClockCache extends ShardedCache {
     /** Inserts, erases and freeing releases run inside it; close shuts and drains it first. */
     private final CloseGate gate;
 
-    HyperClockCache(CacheMemory memory, CloseGate gate, ClockShard[] tables, long capacity,
+    HyperClockCache(CacheContext context, CloseGate gate, ClockShard[] tables, long capacity,
                     long hashSeed, Admission admission) {
-        super(memory, tables, capacity, hashSeed, admission);
+        super(context, tables, capacity, hashSeed, admission);
         this.gate = gate;
         this.tables = tables;
         this.shardMask = tables.length - 1;
         this.shardBits = Integer.numberOfTrailingZeros(tables.length);
-        this.standalone = new StandaloneEntries(memory, tables);
+        this.standalone = new StandaloneEntries(context, tables);
     }
 
     /**
@@ -271,15 +271,15 @@ public abstract class HyperClockCache extends ShardedCache {
             stats.standaloneInserts.increment();
             return handle;
         }
-        memory.values.freeGuarded(address, length); // inside the gate
+        context.values.freeGuarded(address, length); // inside the gate
         if (result == ClockShard.INSERT_REFUSED) {
             stats.memoryLimitRejects.increment();
-            memory.events.memoryLimitReject(tables[shard], shard, charge, keepRef);
+            context.events.memoryLimitReject(tables[shard], shard, charge, keepRef);
             return MISS;
         }
         if (result == ClockShard.INSERT_REJECTED) {
             stats.admissionRejects.increment();
-            memory.events.admissionReject(tables[shard], shard, charge, false);
+            context.events.admissionReject(tables[shard], shard, charge, false);
             return MISS;
         }
         return keepRef ? MISS : 1; // dropped: as if inserted and evicted at once

@@ -4,8 +4,8 @@ import dev.clockwork.cache.Args;
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.offheap.clock.ClockShard;
 import dev.clockwork.offheap.clock.ClockShardContext;
-import dev.clockwork.offheap.memory.CacheMemory;
-import dev.clockwork.offheap.memory.CloseGate;
+import dev.clockwork.offheap.context.CacheContext;
+import dev.clockwork.offheap.context.CloseGate;
 
 /**
  * Options shared by every HyperClock cache builder ({@link HyperClockCache#newBuilder()},
@@ -57,11 +57,11 @@ public abstract class HyperClockOptions<B extends HyperClockOptions<B>> extends 
     }
 
     /** Makes every shard's table (see {@link #makeShards}), all closing with {@code gate}. */
-    final ClockShard[] makeTables(CacheMemory memory, CloseGate gate, Admission admission,
+    final ClockShard[] makeTables(CacheContext context, CloseGate gate, Admission admission,
                                   TableMaker maker) {
         BuilderSettings o = settings;
         Admission asked = admission == Admission.ALWAYS ? null : admission;
-        return makeShards(new ClockShard[shardCount()], memory,
+        return makeShards(new ClockShard[shardCount()], context,
                 (shard, shardCapacity, usageLimit, mem) -> maker.make(new ClockShardContext(shard,
                         shardCapacity, usageLimit, o.strictCapacityLimit, o.evictionEffortCap,
                         o.chargeMetadata, mem, gate, asked)));

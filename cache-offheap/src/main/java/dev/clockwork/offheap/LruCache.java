@@ -6,9 +6,9 @@ import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.offheap.lru.LruHandle;
 import dev.clockwork.offheap.lru.LruShard;
-import dev.clockwork.offheap.memory.CacheMemory;
-import dev.clockwork.offheap.memory.EntryStamp;
-import dev.clockwork.offheap.memory.RecordSlab;
+import dev.clockwork.offheap.context.CacheContext;
+import dev.clockwork.offheap.entry.EntryStamp;
+import dev.clockwork.offheap.entry.RecordSlab;
 import dev.clockwork.offheap.shard.ShardSizing;
 
 /**
@@ -48,9 +48,9 @@ public final class LruCache extends ShardedCache {
     private final int shardMask;
     private final int shardBits;
 
-    private LruCache(CacheMemory memory, LruShard[] shards, long capacity, long hashSeed,
+    private LruCache(CacheContext context, LruShard[] shards, long capacity, long hashSeed,
                      Admission admission) {
-        super(memory, shards, capacity, hashSeed, admission);
+        super(context, shards, capacity, hashSeed, admission);
         this.shards = shards;
         this.shardMask = shards.length - 1;
         this.shardBits = Integer.numberOfTrailingZeros(shards.length);
@@ -126,18 +126,18 @@ public final class LruCache extends ShardedCache {
         @Override
         public LruCache build() {
             validate();
-            CacheMemory memory = new CacheMemory(settings.recordStats, "LruCache");
+            CacheContext context = new CacheContext(settings.recordStats, "LruCache");
             int shardBits = shardBits();
             int maxChunks = RecordSlab.maxChunks(shardBits);
             BuilderSettings o = settings;
             // A shard holds at most the records its slab can name.
             Admission admission = o.admissionFor(true,
                     (long) maxChunks * RecordSlab.RECORDS_PER_CHUNK << shardBits);
-            LruShard[] shards = makeShards(new LruShard[1 << shardBits], memory,
+            LruShard[] shards = makeShards(new LruShard[1 << shardBits], context,
                     (shard, shardCapacity, usageLimit, mem) -> new LruShard(mem, shard, shardBits,
                             shardCapacity, usageLimit, maxChunks, o.strictCapacityLimit, o.highPriPoolRatio(),
                             o.lowPriPoolRatio, o.chargeMetadata, admission));
-            return new LruCache(memory, shards, o.capacity, o.hashSeed, admission);
+            return new LruCache(context, shards, o.capacity, o.hashSeed, admission);
         }
     }
 
@@ -200,15 +200,15 @@ public final class LruCache extends ShardedCache {
             stats.inserts.increment();
             return keepRef ? result : 1;
         }
-        memory.values.free(address, length); // outside the shard's lock: may race close
+        context.values.free(address, length); // outside the shard's lock: may race close
         if (result == LruShard.REFUSED) {
             stats.memoryLimitRejects.increment();
-            memory.events.memoryLimitReject(shardOf(h0), shardIndex(h0), charge, keepRef);
+            context.events.memoryLimitReject(shardOf(h0), shardIndex(h0), charge, keepRef);
             return MISS;
         }
         if (result == LruShard.REJECTED) {
             stats.admissionRejects.increment();
-            memory.events.admissionReject(shardOf(h0), shardIndex(h0), charge, false);
+            context.events.admissionReject(shardOf(h0), shardIndex(h0), charge, false);
             return MISS;
         }
         return keepRef ? MISS : 1; // dropped: as if inserted and evicted at once

@@ -11,9 +11,9 @@ import dev.clockwork.cache.hash.KeyHash;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import dev.clockwork.offheap.memory.CacheMemory;
-import dev.clockwork.offheap.memory.StatsCounters;
-import dev.clockwork.offheap.memory.ValueHeader;
+import dev.clockwork.offheap.context.CacheContext;
+import dev.clockwork.offheap.stats.StatsCounters;
+import dev.clockwork.offheap.entry.ValueHeader;
 import dev.clockwork.offheap.shard.CallbackGuard;
 import dev.clockwork.offheap.shard.EntryHandoff;
 import dev.clockwork.offheap.shard.Shard;
@@ -25,10 +25,10 @@ import dev.clockwork.offheap.shard.ShardSizing;
  * and a close that cannot race into freed memory.
  *
  * <p>A handle resolves ({@link #recordAddress}) to the native address of an entry record that
- * starts with a {@link ValueHeader}, whichever cache made it; values are read through {@link CacheMemory#all()}, scoped to the cache's arena.
+ * starts with a {@link ValueHeader}, whichever cache made it; values are read through {@link CacheContext#all()}, scoped to the cache's arena.
  */
 public abstract class ShardedCache implements Cache {
-    final CacheMemory memory;
+    final CacheContext context;
     final StatsCounters stats;
     /** The memory's callback guard, read by every call's {@link #checkOpen}. */
     private final CallbackGuard callbacks;
@@ -50,12 +50,12 @@ public abstract class ShardedCache implements Cache {
     /** {@link #visitEntry} for the shards' walks in other packages of this module. */
     final EntryHandoff handoff = this::visitEntry;
 
-    ShardedCache(CacheMemory memory, Shard[] shards, long capacity, long hashSeed,
+    ShardedCache(CacheContext context, Shard[] shards, long capacity, long hashSeed,
                  Admission admission) {
-        this.memory = memory;
+        this.context = context;
         this.shards = shards;
-        this.stats = memory.stats;
-        this.callbacks = memory.callbacks;
+        this.stats = context.stats;
+        this.callbacks = context.callbacks;
         this.capacity = capacity;
         this.hashSeed = hashSeed;
         this.admission = admission;
@@ -141,12 +141,12 @@ public abstract class ShardedCache implements Cache {
 
     /** A record's value address or charge, read before {@link #lengthWord} (see above). */
     private long fieldAcquire(long record, long offset) {
-        return (long) LONG.getAcquire(memory.all(), record + offset);
+        return (long) LONG.getAcquire(context.all(), record + offset);
     }
 
     /** The checked record's length word (see {@link #checkRecord}), read after its field. */
     private long lengthWord(long handle, long record) {
-        long word = memory.all().get(ValueLayout.JAVA_LONG, ValueHeader.lengthWordOffset(record));
+        long word = context.all().get(ValueLayout.JAVA_LONG, ValueHeader.lengthWordOffset(record));
         checkRecord(handle, word);
         return word;
     }
@@ -160,7 +160,7 @@ public abstract class ShardedCache implements Cache {
      */
     private void confirmCopy(long handle, long record, long word) {
         VarHandle.loadLoadFence(); // the copy's reads stay before the second read of the word
-        long again = memory.all().get(ValueLayout.JAVA_LONG, ValueHeader.lengthWordOffset(record));
+        long again = context.all().get(ValueLayout.JAVA_LONG, ValueHeader.lengthWordOffset(record));
         if (again != word) {
             throw freedWhileRead(handle);
         }
@@ -254,7 +254,7 @@ public abstract class ShardedCache implements Cache {
         long record = recordAddress(handle);
         long address = fieldAcquire(record, ValueHeader.VALUE_ADDRESS_OFFSET);
         int length = (int) lengthWord(handle, record);
-        return memory.allReadOnly().asSlice(address, length);
+        return context.allReadOnly().asSlice(address, length);
     }
 
     @Override
@@ -280,7 +280,7 @@ public abstract class ShardedCache implements Cache {
         long address = fieldAcquire(record, ValueHeader.VALUE_ADDRESS_OFFSET);
         long word = lengthWord(handle, record);
         int length = (int) word;
-        MemorySegment all = memory.all();
+        MemorySegment all = context.all();
         if (offset < 0 || offset > dst.length - length) {
             throw new IllegalArgumentException("dst has room for " + (dst.length - offset)
                     + " bytes at offset " + offset + ", value has " + length);
@@ -298,7 +298,7 @@ public abstract class ShardedCache implements Cache {
         long address = fieldAcquire(record, ValueHeader.VALUE_ADDRESS_OFFSET);
         long word = lengthWord(handle, record);
         int length = (int) word;
-        MemorySegment all = memory.all();
+        MemorySegment all = context.all();
         if (offset < 0 || offset > dst.byteSize() - length) {
             throw new IllegalArgumentException("dst has room for " + (dst.byteSize() - offset)
                     + " bytes at offset " + offset + ", value has " + length);
@@ -409,7 +409,7 @@ public abstract class ShardedCache implements Cache {
         Args.requireNonNull("reader", reader);
         long h0 = KeyHash.hash0(key0, key1, hashSeed);
         long h1 = KeyHash.hash1FromHash0(h0, key1);
-        MemorySegment all = memory.all();
+        MemorySegment all = context.all();
         for (int i = 0; i < UNPINNED_TRIES; i++) {
             long token = findUnpinned(h0, h1);
             if (token == PIN_TO_READ) {
@@ -428,7 +428,7 @@ public abstract class ShardedCache implements Cache {
             long result = 0;
             Throwable thrown = null;
             try {
-                result = reader.read(memory.allReadOnly().asSlice(address, (int) word));
+                result = reader.read(context.allReadOnly().asSlice(address, (int) word));
             } catch (Throwable e) {
                 // Maybe from reading bytes of another entry, whatever it is (an Error, a checked
                 // exception thrown sneakily): judged below like a result.
@@ -482,7 +482,7 @@ public abstract class ShardedCache implements Cache {
     private long copyUnpinned(long record, int stamp, MemorySegment segment, byte[] array,
                               long offset, long room) {
         long address = fieldAcquire(record, ValueHeader.VALUE_ADDRESS_OFFSET);
-        MemorySegment all = memory.all();
+        MemorySegment all = context.all();
         long word = all.get(ValueLayout.JAVA_LONG, ValueHeader.lengthWordOffset(record));
         if ((int) (word >>> 32) != stamp) {
             return CHANGED;
@@ -560,16 +560,16 @@ public abstract class ShardedCache implements Cache {
         }
         long h0 = KeyHash.hash0(key0, key1, hashSeed);
         long h1 = KeyHash.hash1FromHash0(h0, key1);
-        long address = memory.values.allocate(length);
+        long address = context.values.allocate(length);
         try {
             if (segment != null) {
-                MemorySegment.copy(segment, 0, memory.all(), address, length);
+                MemorySegment.copy(segment, 0, context.all(), address, length);
             } else {
-                MemorySegment.copy(array, offset, memory.all(), ValueLayout.JAVA_BYTE, address,
+                MemorySegment.copy(array, offset, context.all(), ValueLayout.JAVA_BYTE, address,
                         length);
             }
         } catch (RuntimeException | Error e) {
-            memory.values.free(address, length); // closed meanwhile, or a bad source segment
+            context.values.free(address, length); // closed meanwhile, or a bad source segment
             throw e;
         }
         long result;
@@ -578,7 +578,7 @@ public abstract class ShardedCache implements Cache {
         } catch (Throwable e) {
             // Closed, out of native memory, or the admission policy threw: never stored
             // (insertCopied's contract).
-            memory.values.free(address, length);
+            context.values.free(address, length);
             throw e;
         }
         if (result != MISS) {
@@ -618,7 +618,7 @@ public abstract class ShardedCache implements Cache {
         long key1 = KeyHash.unhash1(h0, h1);
         long key0 = KeyHash.unhash0FromKey1(h0, key1, hashSeed);
         MemorySegment value = readsValues
-                ? memory.allReadOnly().asSlice(valueAddress, valueLength) : MemorySegment.NULL;
+                ? context.allReadOnly().asSlice(valueAddress, valueLength) : MemorySegment.NULL;
         visitor.visit(key0, key1, value, charge);
     }
 
@@ -719,7 +719,7 @@ public abstract class ShardedCache implements Cache {
      * @return the cache's id in its events
      */
     public final long cacheId() {
-        return memory.events.cacheId;
+        return context.events.cacheId;
     }
 
     /**
@@ -737,7 +737,7 @@ public abstract class ShardedCache implements Cache {
      * <p>Close returns only when every native byte is freed. A thread doing I/O on a value's
      * {@code ByteBuffer} view (a channel write of {@code value(h).asByteBuffer()}) holds the
      * memory for as long as that I/O takes, and close waits for it, however long (see
-     * {@link CacheMemory#closeArena}). If the closing thread is interrupted meanwhile, close
+     * {@link CacheContext#closeArena}). If the closing thread is interrupted meanwhile, close
      * throws {@link IllegalStateException} with nothing freed but the cache closed to every
      * call, and the next {@code close()} finishes the job. A second close while one is running
      * waits for it, except from an LRU cache's {@code EntryVisitor} (it holds a shard's lock the
@@ -764,11 +764,11 @@ public abstract class ShardedCache implements Cache {
                 return;
             }
             beforeArenaClose();
-            memory.closeArena(); // waits; throws only if interrupted, freeing nothing
+            context.closeArena(); // waits; throws only if interrupted, freeing nothing
             freed = true; // before the frees: whatever happens below, nothing is freed twice
             ShardSizing.forEachShard(shards, Shard::freeAll);
             freeOutsideShards();
-            memory.values.freeAll(); // last: the walks above leave slab blocks to their chunks
+            context.values.freeAll(); // last: the walks above leave slab blocks to their chunks
         } finally {
             closing.unlock();
         }

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import dev.clockwork.offheap.clock.ClockMeta;
 import dev.clockwork.offheap.clock.ClockShard;
 import dev.clockwork.offheap.clock.FixedClockTable;
-import dev.clockwork.offheap.memory.EntryStamp;
+import dev.clockwork.offheap.entry.EntryStamp;
 
 class FixedHyperClockCacheTest {
     private final List<Cache> caches = new ArrayList<>();

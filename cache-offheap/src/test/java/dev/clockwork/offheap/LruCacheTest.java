@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import dev.clockwork.offheap.lru.LruHandle;
 import dev.clockwork.offheap.lru.LruShard;
-import dev.clockwork.offheap.memory.EntryStamp;
+import dev.clockwork.offheap.entry.EntryStamp;
 
 /**
  * The LRU cache's rules (RocksDB's LRUCache with three priority pools), checked through the public

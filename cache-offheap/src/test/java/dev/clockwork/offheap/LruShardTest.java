@@ -11,13 +11,13 @@ import dev.clockwork.cache.Priority;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import dev.clockwork.offheap.lru.LruShard;
-import dev.clockwork.offheap.memory.CacheMemory;
-import dev.clockwork.offheap.memory.RecordSlab;
+import dev.clockwork.offheap.context.CacheContext;
+import dev.clockwork.offheap.entry.RecordSlab;
 
 /** The list and pool rules of one LRU shard, read off its list. */
 class LruShardTest {
     private static final long CHARGE = 100;
-    private final CacheMemory memory = new CacheMemory(false, "test");
+    private final CacheContext context = new CacheContext(false, "test");
     private LruShard shard;
 
     private LruShard shard(long capacity, double high, double low) {
@@ -25,7 +25,7 @@ class LruShardTest {
     }
 
     private LruShard shard(long capacity, double high, double low, int maxRecordChunks) {
-        shard = new LruShard(memory, 0, 0, capacity,
+        shard = new LruShard(context, 0, 0, capacity,
                 CacheOptions.MAX_USAGE, maxRecordChunks, false, high, low, false, null);
         return shard;
     }
@@ -35,8 +35,8 @@ class LruShardTest {
         if (shard != null) {
             shard.freeAll();
         }
-        memory.closeArena();
-        memory.values.freeAll();
+        context.closeArena();
+        context.values.freeAll();
         assertEquals(0, NativeMemory.outstandingBytes(), "native bytes leaked");
     }
 
@@ -45,10 +45,10 @@ class LruShardTest {
     }
 
     private long insert(long key, Priority priority, boolean keepRef) {
-        long value = memory.values.allocate(8);
+        long value = context.values.allocate(8);
         long e = shard.insert(key, h1(key), value, 8, CHARGE, priority, keepRef);
         if (e == LruShard.DROPPED || e == LruShard.REFUSED) {
-            memory.values.free(value, 8);
+            context.values.free(value, 8);
         }
         return e;
     }
@@ -82,11 +82,11 @@ class LruShardTest {
             assertTrue(insert(k, Priority.LOW, false) > 0, "insert " + k);
         }
         assertEquals(records, shard.entryCount());
-        long evictions = memory.stats.evictions.sum();
+        long evictions = context.stats.evictions.sum();
         hit(0); // key 1 is now the oldest
         assertTrue(insert(records, Priority.LOW, false) > 0);
         assertEquals(records, shard.entryCount());
-        assertEquals(evictions + 1, memory.stats.evictions.sum());
+        assertEquals(evictions + 1, context.stats.evictions.sum());
         assertEquals(0, shard.lookup(1, h1(1)), "the oldest gave its record up");
         hit(0);
         // Pin every record: nothing left to evict, so inserts are refused, pinned or not.

@@ -42,12 +42,12 @@ public final class ModelAccess {
      * walks the free lists, so only while no other thread uses the cache.
      */
     public static long idleValueBytes(Cache cache) {
-        return ((ShardedCache) cache).memory.values.idleBytes();
+        return ((ShardedCache) cache).context.values.idleBytes();
     }
 
     /** Native bytes of a cache's value slab chunks, values in them or not. */
     public static long valueChunkBytes(Cache cache) {
-        return ((ShardedCache) cache).memory.values.chunkBytes();
+        return ((ShardedCache) cache).context.values.chunkBytes();
     }
 
     /**

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import dev.clockwork.offheap.memory.NativeAllocator;
-import dev.clockwork.offheap.memory.RecordSlab;
+import dev.clockwork.offheap.entry.RecordSlab;
 import dev.clockwork.offheap.memory.SizeClasses;
 
 /**

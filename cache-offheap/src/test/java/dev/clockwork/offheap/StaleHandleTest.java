@@ -11,7 +11,7 @@ import dev.clockwork.cache.Priority;
 import java.util.Arrays;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import dev.clockwork.offheap.memory.EntryStamp;
+import dev.clockwork.offheap.entry.EntryStamp;
 
 /**
  * One slot or record reused millions of times, through the public API: a handle of its first

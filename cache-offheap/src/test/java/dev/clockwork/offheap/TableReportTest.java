@@ -161,6 +161,6 @@ class TableReportTest {
             i = j;
         }
         return new TableReport(n, count, window, min, max, maxPos, maxNeg,
-                table.memory.stats.evictionEffortExceeded.sum());
+                table.context.stats.evictionEffortExceeded.sum());
     }
 }

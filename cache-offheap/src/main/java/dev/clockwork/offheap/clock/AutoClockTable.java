@@ -10,7 +10,7 @@ import static dev.clockwork.offheap.clock.ClockMeta.isShareable;
 import static dev.clockwork.offheap.clock.SlotLayout.SLOT_BYTES;
 import static dev.clockwork.offheap.clock.SlotLayout.SLOT_SHIFT;
 
-import dev.clockwork.offheap.memory.EntryStamp;
+import dev.clockwork.offheap.entry.EntryStamp;
 import dev.clockwork.offheap.memory.NativeAllocator;
 
 /**
@@ -207,7 +207,7 @@ public final class AutoClockTable extends LinearHashChains {
     }
 
     private long restart(long home) {
-        memory.stats.lookupRestarts.increment();
+        context.stats.lookupRestarts.increment();
         return head(home);
     }
 
@@ -439,7 +439,7 @@ public final class AutoClockTable extends LinearHashChains {
     private void finishEvictions(EvictionData data) {
         for (int i = 0; i < data.ownedCount; i++) {
             removeOwned(data.owned[i]);
-            memory.stats.evictions.increment();
+            context.stats.evictions.increment();
         }
         data.ownedCount = 0;
     }

@@ -1,5 +1,5 @@
 package dev.clockwork.offheap.clock;
-import dev.clockwork.offheap.memory.EntryStamp;
+import dev.clockwork.offheap.entry.EntryStamp;
 
 /**
  * A HyperClock cache handle: an {@link EntryStamp} handle whose location names a table slot and

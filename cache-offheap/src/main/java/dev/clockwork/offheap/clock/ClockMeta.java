@@ -1,6 +1,6 @@
 package dev.clockwork.offheap.clock;
 
-import dev.clockwork.offheap.memory.EntryStamp;
+import dev.clockwork.offheap.entry.EntryStamp;
 
 /**
  * The 64-bit meta word of a clock-cache slot: its bit fields and the predicates on them. It is

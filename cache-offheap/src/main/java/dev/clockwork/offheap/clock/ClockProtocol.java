@@ -18,8 +18,8 @@ import static dev.clockwork.offheap.clock.ClockMeta.refCount;
 import static dev.clockwork.offheap.clock.ClockMeta.releaseCount;
 
 import dev.clockwork.offheap.ShardedCache;
-import dev.clockwork.offheap.memory.CloseGate;
-import dev.clockwork.offheap.memory.EntryStamp;
+import dev.clockwork.offheap.context.CloseGate;
+import dev.clockwork.offheap.entry.EntryStamp;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 
@@ -108,7 +108,7 @@ public abstract class ClockProtocol extends ClockSlots {
         assert isUnderConstruction(metaOpaque(slot)) : "only the slot's owner fills it";
         assert isVisible(meta) && (meta & ClockMeta.TAG_MASK) == 0 : "a new entry's word, untagged";
         // Odd from now on: handles of this entry carry this stamp, its word the stamp's tag.
-        int stamp = EntryStamp.live(stamp(slot), memory.stampSalt, identity(slot));
+        int stamp = EntryStamp.live(stamp(slot), context.stampSalt, identity(slot));
         INT.set(slots, SlotLayout.stampOffset(slot), stamp);
         VarHandle.storeStoreFence(); // the stamp is seen before any field below
         INT.set(slots, SlotLayout.valueLengthOffset(slot), valueLength);
@@ -583,7 +583,7 @@ public abstract class ClockProtocol extends ClockSlots {
         // seen before the address is cleared and before free writes into the value's memory.
         VarHandle.storeStoreFence();
         LONG.set(slots, SlotLayout.valueAddressOffset(slot), 0L);
-        memory.values.freeGuarded(address, length); // unscoped: cannot fail half way
+        context.values.freeGuarded(address, length); // unscoped: cannot fail half way
         publishMeta(slot, ClockMeta.EMPTY);
     }
 

@@ -72,7 +72,7 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
      */
     ClockShard(long rawAddress, long slotCount, ClockShardContext context) {
         super(MemorySegment.ofAddress(rawAddress).reinterpret(slotCount * SLOT_BYTES,
-                context.memory().arena(), null), context);
+                context.context().arena(), null), context);
         this.rawAddress = rawAddress;
         this.slotCount = slotCount;
         this.capacity = context.capacity();
@@ -116,8 +116,8 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
 
     /** Counts, and records as a JFR event, an eviction run that gave up on the effort cap. */
     final void evictionEffortExceeded(long requested, EvictionData data) {
-        memory.stats.evictionEffortExceeded.increment();
-        memory.events.evictionEffortExceeded(shardIndex, requested, data.freedCharge,
+        context.stats.evictionEffortExceeded.increment();
+        context.events.evictionEffortExceeded(shardIndex, requested, data.freedCharge,
                 data.freedCount, data.seenPinned, evictionEffortCap);
     }
 
@@ -128,7 +128,7 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
     private void evictCounted(long requested, EvictionData data) {
         evict(requested, data);
         if (data.freedCharge != 0) {
-            memory.stats.evictedCharge.add(data.freedCharge);
+            context.stats.evictedCharge.add(data.freedCharge);
         }
     }
 

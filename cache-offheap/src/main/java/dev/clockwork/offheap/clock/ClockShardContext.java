@@ -1,7 +1,7 @@
 package dev.clockwork.offheap.clock;
 
-import dev.clockwork.offheap.memory.CacheMemory;
-import dev.clockwork.offheap.memory.CloseGate;
+import dev.clockwork.offheap.context.CacheContext;
+import dev.clockwork.offheap.context.CloseGate;
 import dev.clockwork.cache.admission.Admission;
 
 /**
@@ -13,12 +13,12 @@ import dev.clockwork.cache.admission.Admission;
  * @param strict whether an insert that cannot make room fails
  * @param evictionEffortCap pinned entries a sweep may pass per entry it frees
  * @param chargeMetadata whether slots count against the capacity
- * @param memory the cache's arena and counters
+ * @param context the cache's arena and counters
  * @param gate what close shuts and drains before it frees: inserts, erases and freeing releases
  *     run inside it
  * @param admission asked before each victim an insert's eviction takes, or null for none
  */
 public record ClockShardContext(int shardIndex, long capacity, long usageLimit, boolean strict,
-                                int evictionEffortCap, boolean chargeMetadata, CacheMemory memory,
+                                int evictionEffortCap, boolean chargeMetadata, CacheContext context,
                                 CloseGate gate, Admission admission) {
 }

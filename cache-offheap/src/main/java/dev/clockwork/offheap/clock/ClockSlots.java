@@ -1,8 +1,8 @@
 package dev.clockwork.offheap.clock;
 
-import dev.clockwork.offheap.memory.CacheMemory;
-import dev.clockwork.offheap.memory.CloseGate;
-import dev.clockwork.offheap.memory.EntryStamp;
+import dev.clockwork.offheap.context.CacheContext;
+import dev.clockwork.offheap.context.CloseGate;
+import dev.clockwork.offheap.entry.EntryStamp;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -25,14 +25,14 @@ public abstract class ClockSlots extends PaddedCounters {
     /** The table's slots, scoped to the cache's arena. */
     public final MemorySegment slots;
     final int shardIndex;
-    public final CacheMemory memory;
+    public final CacheContext context;
     /** The cache's close gate: calls that free or hand over values run inside it. */
     final CloseGate gate;
 
     ClockSlots(MemorySegment slots, ClockShardContext context) {
         this.slots = slots;
         this.shardIndex = context.shardIndex();
-        this.memory = context.memory();
+        this.context = context.context();
         this.gate = context.gate();
     }
 

@@ -267,7 +267,7 @@ public final class FixedClockTable extends ClockShard {
                 long slot = slotAt(pointer + i);
                 if (clockUpdate(slot, data)) {
                     removeOwned(slot);
-                    memory.stats.evictions.increment();
+                    context.stats.evictions.increment();
                 }
             }
             if (data.freedCharge >= requested || pointer >= maxPointer || data.rejected) {

@@ -17,7 +17,7 @@ public final class FoundEntry {
     }
 
     static long of(long slot, int stamp) {
-        assert dev.clockwork.offheap.memory.EntryStamp.isLive(stamp) : "only a live entry is found";
+        assert dev.clockwork.offheap.entry.EntryStamp.isLive(stamp) : "only a live entry is found";
         return ((long) (stamp >>> 1) << 32) | (slot >>> SlotLayout.SLOT_SHIFT);
     }
 

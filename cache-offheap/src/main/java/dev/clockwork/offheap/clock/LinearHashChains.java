@@ -125,7 +125,7 @@ public abstract class LinearHashChains extends ClockShard {
 
     /** Waits counted by every shard of this table's cache. */
     public long yieldCount() {
-        return memory.stats.yields.sum();
+        return context.stats.yields.sum();
     }
 
     @Override
@@ -196,7 +196,7 @@ public abstract class LinearHashChains extends ClockShard {
             }
             if (!waited) {
                 waited = true;
-                memory.stats.yields.increment();
+                context.stats.yields.increment();
             }
             pause(spins);
             word = head(home);
@@ -262,14 +262,14 @@ public abstract class LinearHashChains extends ClockShard {
             }
             if (!waited) {
                 waited = true;
-                memory.stats.yields.increment();
+                context.stats.yields.increment();
             }
             pause(spins);
         }
         split(growHome, oldHome, oldShift);
         catchUpLengthInfo(growHome);
         if (CacheEvents.endsGrowthBatch(growHome, slotCount)) {
-            memory.events.tableGrowth(shardIndex, CacheEvents.growthBatchStart(growHome),
+            context.events.tableGrowth(shardIndex, CacheEvents.growthBatchStart(growHome),
                     growHome + 1, slotCount, occupancy());
         }
         return growHome;

@@ -1,8 +1,8 @@
 package dev.clockwork.offheap.clock;
 
 import dev.clockwork.offheap.ShardedCache;
-import dev.clockwork.offheap.memory.EntryStamp;
-import dev.clockwork.offheap.memory.ValueHeader;
+import dev.clockwork.offheap.entry.EntryStamp;
+import dev.clockwork.offheap.entry.ValueHeader;
 
 /**
  * Layout of one HyperClock slot: 64 bytes, one cache line, 64-byte aligned. Bytes 8..47 are the

@@ -3,11 +3,11 @@ package dev.clockwork.offheap.clock;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import dev.clockwork.offheap.ShardedCache;
-import dev.clockwork.offheap.memory.CacheMemory;
-import dev.clockwork.offheap.memory.CloseGate;
-import dev.clockwork.offheap.memory.EntryStamp;
-import dev.clockwork.offheap.memory.RecordSlab;
-import dev.clockwork.offheap.memory.ValueHeader;
+import dev.clockwork.offheap.context.CacheContext;
+import dev.clockwork.offheap.context.CloseGate;
+import dev.clockwork.offheap.entry.EntryStamp;
+import dev.clockwork.offheap.entry.RecordSlab;
+import dev.clockwork.offheap.entry.ValueHeader;
 
 /**
  * A HyperClock cache's entries outside its tables: what a pinned insert gets when its key is
@@ -42,7 +42,7 @@ public final class StandaloneEntries {
     /** Or'ed into record identities for stamp seeds: above every table slot's identity. */
     private static final long IDENTITY_BASE = 1L << 62;
 
-    private final CacheMemory memory;
+    private final CacheContext context;
     private final ClockShard[] tables;
     /**
      * Made by the first standalone entry (most caches never have one, and a slab starts with a
@@ -51,8 +51,8 @@ public final class StandaloneEntries {
      */
     private volatile RecordSlab slab;
 
-    public StandaloneEntries(CacheMemory memory, ClockShard[] tables) {
-        this.memory = memory;
+    public StandaloneEntries(CacheContext context, ClockShard[] tables) {
+        this.context = context;
         this.tables = tables;
     }
 
@@ -64,7 +64,7 @@ public final class StandaloneEntries {
                           int shard) {
         RecordSlab slab = this.slab;
         if (slab == null) {
-            slab = new RecordSlab(memory.all(), RAW, memory.stampSalt, IDENTITY_BASE,
+            slab = new RecordSlab(context.all(), RAW, context.stampSalt, IDENTITY_BASE,
                     RecordSlab.MAX_CHUNKS);
             this.slab = slab;
         }
@@ -132,7 +132,7 @@ public final class StandaloneEntries {
             shard = RAW.get(INT, record + SHARD_OFFSET);
             slab.free(slab.indexOf(record)); // the stamp moves on: ours alone to free from here
         }
-        memory.values.freeGuarded(valueAddress, length); // inside the close gate
+        context.values.freeGuarded(valueAddress, length); // inside the close gate
         tables[shard].standaloneUsage.addAndGet(-charge);
         tables[shard].addUsage(-charge);
         return true;

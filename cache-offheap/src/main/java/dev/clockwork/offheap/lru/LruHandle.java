@@ -1,5 +1,5 @@
 package dev.clockwork.offheap.lru;
-import dev.clockwork.offheap.memory.EntryStamp;
+import dev.clockwork.offheap.entry.EntryStamp;
 
 /**
  * An LRU cache handle: an {@link EntryStamp} handle whose location names a slab record and its

@@ -8,7 +8,7 @@ import static dev.clockwork.offheap.lru.LruList.key1;
 import static dev.clockwork.offheap.lru.LruRecordLayout.HASH_NEXT_OFFSET;
 
 import dev.clockwork.offheap.memory.NativeAllocator;
-import dev.clockwork.offheap.memory.RecordSlab;
+import dev.clockwork.offheap.entry.RecordSlab;
 import java.lang.foreign.MemorySegment;
 
 /**

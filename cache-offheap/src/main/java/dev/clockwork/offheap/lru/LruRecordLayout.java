@@ -1,8 +1,8 @@
 package dev.clockwork.offheap.lru;
 import dev.clockwork.offheap.ShardedCache;
-import dev.clockwork.offheap.memory.EntryStamp;
-import dev.clockwork.offheap.memory.RecordSlab;
-import dev.clockwork.offheap.memory.ValueHeader;
+import dev.clockwork.offheap.entry.EntryStamp;
+import dev.clockwork.offheap.entry.RecordSlab;
+import dev.clockwork.offheap.entry.ValueHeader;
 
 /**
  * Layout of one LRU cache entry: a 64-byte {@link RecordSlab} record (RocksDB's {@code LRUHandle}

@@ -20,17 +20,17 @@ import java.lang.foreign.MemorySegment;
 import dev.clockwork.offheap.CacheOptions;
 import dev.clockwork.offheap.ShardedCache;
 import dev.clockwork.offheap.shard.EntryHandoff;
-import dev.clockwork.offheap.memory.EntryStamp;
+import dev.clockwork.offheap.entry.EntryStamp;
 import dev.clockwork.offheap.memory.NativeAllocator;
 import dev.clockwork.cache.admission.Admission;
-import dev.clockwork.offheap.memory.RecordSlab;
+import dev.clockwork.offheap.entry.RecordSlab;
 import dev.clockwork.offheap.memory.ValueSlabs;
 import dev.clockwork.offheap.events.CacheEvents;
-import dev.clockwork.offheap.memory.StatsCounters;
+import dev.clockwork.offheap.stats.StatsCounters;
 import dev.clockwork.offheap.shard.CallbackGuard;
 import dev.clockwork.offheap.shard.Shard;
 import dev.clockwork.offheap.admission.TinyLfu;
-import dev.clockwork.offheap.memory.CacheMemory;
+import dev.clockwork.offheap.context.CacheContext;
 
 /**
  * One shard of the LRU cache: a hash index and one LRU list of unreferenced entries, split into
@@ -126,19 +126,19 @@ public final class LruShard extends LruList implements Shard {
      *     {@link Admission#ALWAYS}; asked for its window share here, before the records and
      *     buckets are allocated
      */
-    public LruShard(CacheMemory memory, int shardNumber, int shardBits, long capacity,
+    public LruShard(CacheContext context, int shardNumber, int shardBits, long capacity,
                     long usageLimit, int maxRecordChunks, boolean strict, double highRatio,
                     double lowRatio, boolean chargeMetadata, Admission admission) {
         super(highRatio, lowRatio, chargeMetadata, admission != Admission.ALWAYS);
         this.admission = admission == Admission.ALWAYS ? null : admission;
         this.trustedPolicy = admission instanceof TinyLfu;
-        this.callbacks = memory.callbacks;
-        this.values = memory.values;
+        this.callbacks = context.callbacks;
+        this.values = context.values;
         this.shardNumber = shardNumber;
         this.usageLimit = usageLimit;
         this.shardBits = shardBits;
-        this.stats = memory.stats;
-        this.events = memory.events;
+        this.stats = context.stats;
+        this.events = context.events;
         this.strict = strict;
         // The list heads (LruList) are allocated already. If the policy throws, or an allocation
         // below fails, what this shard holds so far is freed here: no close will see it.
@@ -146,7 +146,7 @@ public final class LruShard extends LruList implements Shard {
         RecordSlab records = null;
         try {
             share = this.admission != null ? askWindowShare() : 0;
-            records = new RecordSlab(memory.all(), RAW, memory.stampSalt,
+            records = new RecordSlab(context.all(), RAW, context.stampSalt,
                     (long) shardNumber << EntryStamp.LOCATION_BITS, maxRecordChunks);
             this.hashIndex = new LruHashIndex(records);
         } catch (Throwable t) {

@@ -1,5 +1,6 @@
 package dev.clockwork.offheap.memory;
 
+
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -55,7 +56,7 @@ public final class ValueSlabs {
     private final BlockPool[] pools = new BlockPool[SizeClasses.COUNT];
 
     /**
-     * @param scoped all of memory, scoped to the cache's arena ({@link CacheMemory#all()}): a
+     * @param scoped all of memory, scoped to the cache's arena (the cache context's {@code all()}): a
      *     thread racing close reads or writes a block through it, and gets an exception once the
      *     arena is closed, before any chunk is freed
      */

@@ -1,5 +1,7 @@
 package dev.clockwork.offheap.memory;
 
+import dev.clockwork.offheap.context.CacheContext;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -22,20 +24,20 @@ import org.junit.jupiter.api.Test;
 class ValueSlabsTest {
     private static final MemorySegment RAW = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
-    private CacheMemory memory;
+    private CacheContext context;
     private ValueSlabs slabs;
     private long baseline;
 
     @BeforeEach
     void open() {
         baseline = NativeAllocator.outstandingBytes();
-        memory = new CacheMemory(false, "test");
-        slabs = new ValueSlabs(memory.all());
+        context = new CacheContext(false, "test");
+        slabs = new ValueSlabs(context.all());
     }
 
     @AfterEach
     void close() {
-        memory.closeArena();
+        context.closeArena();
         slabs.freeAll();
         assertEquals(baseline, NativeAllocator.outstandingBytes(), "native bytes leaked");
     }
@@ -132,7 +134,7 @@ class ValueSlabsTest {
         long carved = slabs.chunkBytes();
         assertTrue(carved > 0);
         assertEquals(baseline + carved, NativeAllocator.outstandingBytes());
-        memory.closeArena();
+        context.closeArena();
         slabs.freeAll();
         assertEquals(baseline, NativeAllocator.outstandingBytes());
         // After close: allocation is refused, a late unguarded free is dropped quietly.
@@ -146,7 +148,7 @@ class ValueSlabsTest {
         slabs.allocate(SizeClasses.SMALL_MAX + 100);
         slabs.allocate(3 << 20);
         slabs.allocate(9 << 20); // a chunk of its own
-        memory.closeArena();
+        context.closeArena();
         slabs.freeAll();
         assertEquals(baseline, NativeAllocator.outstandingBytes());
     }

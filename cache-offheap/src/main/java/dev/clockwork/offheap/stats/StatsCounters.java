@@ -1,4 +1,4 @@
-package dev.clockwork.offheap.memory;
+package dev.clockwork.offheap.stats;
 
 import dev.clockwork.cache.CacheStats;
 import java.util.concurrent.atomic.LongAdder;
@@ -25,7 +25,7 @@ public final class StatsCounters {
     /** Auto table: lookups that started a chain walk again after noticing a concurrent change. */
     public final LongAdder lookupRestarts = new LongAdder();
 
-    StatsCounters(boolean recordLookups) {
+    public StatsCounters(boolean recordLookups) {
         this.recordLookups = recordLookups;
     }
 

@@ -1,7 +1,10 @@
-package dev.clockwork.offheap.memory;
+package dev.clockwork.offheap.context;
 
 import dev.clockwork.offheap.events.CacheEvents;
+import dev.clockwork.offheap.memory.NativeAccess;
+import dev.clockwork.offheap.memory.ValueSlabs;
 import dev.clockwork.offheap.shard.CallbackGuard;
+import dev.clockwork.offheap.stats.StatsCounters;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -16,7 +19,7 @@ import java.lang.foreign.MemorySegment;
  * the value slabs last. So a thread racing with close gets an exception, never a read of freed
  * memory.
  */
-public final class CacheMemory {
+public final class CacheContext {
     private final Arena arena = Arena.ofShared();
     /** All of the address space, scoped to the arena: values are read and written through it. */
     private final MemorySegment all;
@@ -37,7 +40,7 @@ public final class CacheMemory {
     public final long stampSalt = java.util.concurrent.ThreadLocalRandom.current().nextLong();
 
     /** @param cacheType the cache's class name, for its JFR events */
-    public CacheMemory(boolean recordStats, String cacheType) {
+    public CacheContext(boolean recordStats, String cacheType) {
         NativeAccess.require(); // before the first restricted call, which is the next line
         this.all = MemorySegment.NULL.reinterpret(Long.MAX_VALUE, arena, null);
         this.allReadOnly = all.asReadOnly();

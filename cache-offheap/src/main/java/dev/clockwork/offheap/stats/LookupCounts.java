@@ -1,4 +1,4 @@
-package dev.clockwork.offheap.memory;
+package dev.clockwork.offheap.stats;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -1,4 +1,5 @@
-package dev.clockwork.offheap.memory;
+package dev.clockwork.offheap.entry;
+
 
 /**
  * The part of every entry record that the value path reads, at the same offsets in a HyperClock

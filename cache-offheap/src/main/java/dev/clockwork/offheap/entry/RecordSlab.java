@@ -1,4 +1,9 @@
-package dev.clockwork.offheap.memory;
+package dev.clockwork.offheap.entry;
+
+import dev.clockwork.offheap.memory.NativeAllocator;
+
+import dev.clockwork.offheap.context.CacheContext;
+
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -99,7 +104,7 @@ public final class RecordSlab {
     private int[] retiredTableChunks = new int[0];
 
     /**
-     * @param stampSalt the cache's salt for seeding stamps ({@link CacheMemory#stampSalt})
+     * @param stampSalt the cache's salt for seeding stamps ({@link CacheContext#stampSalt})
      * @param identityBase or'ed with a record's index, a number no other slot or record of the
      *     cache has (its bits above the index's 31)
      * @param maxChunks the most chunks the slab may carve ({@link #maxChunks(int)})

@@ -1,4 +1,4 @@
-package dev.clockwork.offheap.memory;
+package dev.clockwork.offheap.entry;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package dev.clockwork.offheap.memory;
+package dev.clockwork.offheap.context;
 
 import java.util.concurrent.atomic.AtomicLongArray;
 
