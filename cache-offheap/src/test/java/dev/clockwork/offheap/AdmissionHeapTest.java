@@ -7,7 +7,6 @@ import dev.clockwork.cache.Priority;
 import dev.clockwork.offheap.admission.TinyLfu;
 import dev.clockwork.offheap.clock.FixedClockTable;
 import dev.clockwork.offheap.clock.SlotLayout;
-import java.util.function.LongFunction;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -26,25 +25,18 @@ class AdmissionHeapTest {
     /** More than the policy's record buffers take, whatever the size. */
     private static final long BUFFER_BYTES = 16 << 10;
     /** What a cache built at any capacity may hold on the heap for admission. */
-    private static final long BUILD_BYTES = BYTES_PER_ENTRY * TinyLfu.INITIAL_ENTRIES + BUFFER_BYTES;
+    private static final long BUILD_BYTES =
+            BYTES_PER_ENTRY * TinyLfu.INITIAL_ENTRIES + BUFFER_BYTES;
     private static final int INSERTED = 20_000;
     private static final byte[] VALUE = new byte[8];
 
-    enum Kind {
-        // Fixed tables are sized from the estimate: one large enough keeps them at 2,048 slots.
-        FIXED(capacity -> FixedHyperClockCache.builder().capacity(capacity)
-                .estimatedEntryCharge(capacity == TIB ? 1L << 24 : 1L << 40)
-                .admission(AdmissionPolicy.TINY_LFU).build()),
-        AUTO(capacity -> AutoHyperClockCache.builder().capacity(capacity)
-                .admission(AdmissionPolicy.TINY_LFU).build()),
-        LRU(capacity -> LruCache.builder().capacity(capacity)
-                .admission(AdmissionPolicy.TINY_LFU).build());
-
-        final LongFunction<ShardedCache> build;
-
-        Kind(LongFunction<ShardedCache> build) {
-            this.build = build;
-        }
+    /**
+     * A cache of {@code kind} with TinyLFU. Fixed tables are sized from the estimate: one large
+     * enough keeps them at 2,048 slots.
+     */
+    private static ShardedCache build(CacheKind kind, long capacity) {
+        return kind.builder(capacity, capacity == TIB ? 1L << 24 : 1L << 40)
+                .admission(AdmissionPolicy.TINY_LFU).build();
     }
 
     private static TinyLfu policyOf(ShardedCache cache) {
@@ -58,10 +50,10 @@ class AdmissionHeapTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void anUnboundedOrHugeCacheStartsSmallAndGrowsWithItsEntries(Kind kind) {
+    @EnumSource(CacheKind.class)
+    void anUnboundedOrHugeCacheStartsSmallAndGrowsWithItsEntries(CacheKind kind) {
         for (long capacity : new long[] {Long.MAX_VALUE, TIB}) {
-            try (ShardedCache cache = kind.build.apply(capacity)) {
+            try (ShardedCache cache = build(kind, capacity)) {
                 TinyLfu policy = policyOf(cache);
                 assertTrue(policy.bytes() <= BUILD_BYTES, kind + " at " + capacity + ": "
                         + policy.bytes() + " bytes at build");
@@ -82,9 +74,9 @@ class AdmissionHeapTest {
      * the start, and stays there however small the charges inserted.
      */
     @ParameterizedTest
-    @EnumSource(value = Kind.class, names = {"FIXED", "AUTO"})
-    void aSmallTableUnderAHugeCapacityBoundsTheSketch(Kind kind) {
-        ShardedCache built = kind == Kind.FIXED
+    @EnumSource(value = CacheKind.class, names = {"FIXED", "AUTO"})
+    void aSmallTableUnderAHugeCapacityBoundsTheSketch(CacheKind kind) {
+        ShardedCache built = kind == CacheKind.FIXED
                 ? FixedHyperClockCache.builder().capacity(TIB).estimatedEntryCharge(1L << 30)
                         .numShardBits(0).admission(AdmissionPolicy.TINY_LFU).build()
                 : AutoHyperClockCache.builder().capacity(TIB).minAvgEntryCharge(1L << 30)

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.admission.Admission;
-import java.util.function.Function;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -33,30 +32,14 @@ class AdmissionTest {
         }
     };
 
-    enum Kind {
-        FIXED(policy -> FixedHyperClockCache.builder().capacity(ENTRIES).estimatedEntryCharge(1)
-                .numShardBits(0).chargeMetadata(false).admission(policy).build()),
-        AUTO(policy -> AutoHyperClockCache.builder().capacity(ENTRIES).minAvgEntryCharge(1)
-                .numShardBits(0).chargeMetadata(false).admission(policy).build()),
-        // Without pools: hits promote to the high pool, which alone protects them from a flood.
-        LRU(policy -> LruCache.builder().capacity(ENTRIES).numShardBits(0).chargeMetadata(false)
-                .highPriPoolRatio(0).admission(policy).build());
+    /** A cache of {@value #ENTRIES} entries of charge 1 ({@link CacheKind#unitCharged}). */
+    private static Cache cache(CacheKind kind, AdmissionPolicy policy) {
+        return kind.unitCharged(ENTRIES).admission(policy).build();
+    }
 
-        final Function<AdmissionPolicy, Cache> maker;
-
-        Kind(Function<AdmissionPolicy, Cache> maker) {
-            this.maker = maker;
-        }
-
-        /** The same cache with a policy of the test's own. */
-        final Function<Admission, Cache> custom = policy -> switch (this) {
-            case FIXED -> FixedHyperClockCache.builder().capacity(ENTRIES).estimatedEntryCharge(1)
-                    .numShardBits(0).chargeMetadata(false).admission(policy).build();
-            case AUTO -> AutoHyperClockCache.builder().capacity(ENTRIES).minAvgEntryCharge(1)
-                    .numShardBits(0).chargeMetadata(false).admission(policy).build();
-            case LRU -> LruCache.builder().capacity(ENTRIES).numShardBits(0).chargeMetadata(false)
-                    .highPriPoolRatio(0).admission(policy).build();
-        };
+    /** The same cache with a policy of the test's own. */
+    private static Cache cache(CacheKind kind, Admission policy) {
+        return kind.unitCharged(ENTRIES).admission(policy).build();
     }
 
     /** A user's access: look up, insert on a miss. Returns whether it hit. */
@@ -96,17 +79,17 @@ class AdmissionTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void oneOffKeysDoNotFlushTheHotSet(Kind kind) {
+    @EnumSource(CacheKind.class)
+    void oneOffKeysDoNotFlushTheHotSet(CacheKind kind) {
         double with;
         long rejects;
-        try (Cache cache = kind.maker.apply(AdmissionPolicy.TINY_LFU)) {
+        try (Cache cache = cache(kind, AdmissionPolicy.TINY_LFU)) {
             with = hotHitRatioUnderPollution(cache);
             rejects = cache.stats().admissionRejects();
             assertEquals(0, cache.stats().memoryLimitRejects());
         }
         double without;
-        try (Cache cache = kind.maker.apply(AdmissionPolicy.NONE)) {
+        try (Cache cache = cache(kind, AdmissionPolicy.NONE)) {
             without = hotHitRatioUnderPollution(cache);
             assertEquals(0, cache.stats().admissionRejects());
         }
@@ -137,14 +120,14 @@ class AdmissionTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void recencyIsNotSacrificed(Kind kind) {
+    @EnumSource(CacheKind.class)
+    void recencyIsNotSacrificed(CacheKind kind) {
         double with;
-        try (Cache cache = kind.maker.apply(AdmissionPolicy.TINY_LFU)) {
+        try (Cache cache = cache(kind, AdmissionPolicy.TINY_LFU)) {
             with = hitRatioOnAMovingWorkingSet(cache);
         }
         double without;
-        try (Cache cache = kind.maker.apply(AdmissionPolicy.NONE)) {
+        try (Cache cache = cache(kind, AdmissionPolicy.NONE)) {
             without = hitRatioOnAMovingWorkingSet(cache);
         }
         assertTrue(with >= without - 0.02, kind + ": " + with + " with admission, " + without
@@ -152,10 +135,10 @@ class AdmissionTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void aRejectedInsertSaysSoMakesNoHandleAndFreesItsValue(Kind kind) {
+    @EnumSource(CacheKind.class)
+    void aRejectedInsertSaysSoMakesNoHandleAndFreesItsValue(CacheKind kind) {
         long before = NativeMemory.outstandingBytes();
-        try (Cache cache = kind.custom.apply(KEEP_EVERY_VICTIM)) {
+        try (Cache cache = cache(kind, KEEP_EVERY_VICTIM)) {
             for (long k = 0; k < ENTRIES; k++) {
                 assertTrue(cache.insert(k, 0, VALUE, 0, VALUE.length, 1, Priority.LOW),
                         "no eviction needed: not asked");
@@ -178,7 +161,7 @@ class AdmissionTest {
     /** A new value for a present key is never refused, even by a policy that keeps every victim. */
     @org.junit.jupiter.api.Test
     void theLruNeverRefusesANewValueForAPresentKey() {
-        try (Cache cache = Kind.LRU.custom.apply(KEEP_EVERY_VICTIM)) {
+        try (Cache cache = cache(CacheKind.LRU, KEEP_EVERY_VICTIM)) {
             for (long k = 0; k < ENTRIES; k++) {
                 assertTrue(cache.insert(k, 0, VALUE, 0, VALUE.length, 1, Priority.LOW));
             }
@@ -194,9 +177,9 @@ class AdmissionTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void anAcceptedInsertIsFoundByTheNextLookup(Kind kind) {
-        try (Cache cache = kind.maker.apply(AdmissionPolicy.TINY_LFU)) {
+    @EnumSource(CacheKind.class)
+    void anAcceptedInsertIsFoundByTheNextLookup(CacheKind kind) {
+        try (Cache cache = cache(kind, AdmissionPolicy.TINY_LFU)) {
             for (long k = 0; k < 5L * ENTRIES; k++) {
                 long key = k % (2L * ENTRIES);
                 boolean accepted = cache.insert(key, 0, VALUE, 0, VALUE.length, 1, Priority.LOW);
@@ -212,9 +195,9 @@ class AdmissionTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void withoutEvictionEveryInsertIsAdmitted(Kind kind) {
-        try (Cache cache = kind.maker.apply(AdmissionPolicy.TINY_LFU)) {
+    @EnumSource(CacheKind.class)
+    void withoutEvictionEveryInsertIsAdmitted(CacheKind kind) {
+        try (Cache cache = cache(kind, AdmissionPolicy.TINY_LFU)) {
             for (long k = 0; k < ENTRIES / 2; k++) {
                 assertTrue(cache.insert(k, 0, VALUE, 0, VALUE.length, 1, Priority.LOW));
             }

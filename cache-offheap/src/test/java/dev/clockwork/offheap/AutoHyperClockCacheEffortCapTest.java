@@ -1,5 +1,6 @@
 package dev.clockwork.offheap;
 
+import static dev.clockwork.offheap.TestValues.pattern;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -8,14 +9,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.offheap.clock.ClockMeta;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import dev.clockwork.offheap.clock.AutoClockTable;
-import dev.clockwork.offheap.clock.ClockMeta;
-import dev.clockwork.offheap.clock.ClockShard;
 
 /**
  * Capacity limits of the Auto table when entries are pinned: the eviction effort cap (non-strict)
@@ -38,7 +37,8 @@ import dev.clockwork.offheap.clock.ClockShard;
  *       visited 4 times and so freed, or (c) when {@code ClockShard.isEvictionEffortExceeded}:
  *       {@code seenPinned >= cap * (freedCount + 1)}. So an insert that stops on the cap ("capped",
  *       counted in {@code evictionEffortExceeded}) moved the clock over at least {@code cap} pinned
- *       entries. A round of the clock visits each home, hence each of the P pinned entries, once.</li>
+ *       entries. A round of the clock visits each home, hence each of the P pinned entries,
+ *       once.</li>
  *   <li>A LOW entry starts with countdown 2 and is freed at its third unreferenced visit
  *       ({@code ClockShard.clockUpdate}), so an unpinned entry alive now was inserted less than
  *       {@code V = 3} rounds (plus one sweep step) of clock travel ago.</li>
@@ -191,7 +191,8 @@ class AutoHyperClockCacheEffortCapTest {
         assertTrue(p * CHARGE <= CAPACITY);
         long slots = cache.tableSlots();
         long x = x(p);
-        long bound = Math.max(CAPACITY + (x + 2) * CHARGE, p * CHARGE + (3 * (x + 1) + 1) / 2 * CHARGE);
+        long bound = Math.max(CAPACITY + (x + 2) * CHARGE,
+                p * CHARGE + (3 * (x + 1) + 1) / 2 * CHARGE);
         long exceededBefore = cache.stats().evictionEffortExceeded();
         int inserts = 20_000;
         long[] maxUsage = {0};
@@ -211,8 +212,8 @@ class AutoHyperClockCacheEffortCapTest {
         assertTrue(capped > 0, "the cap was hit");
         assertTrue(maxUsage[0] > CAPACITY, "the cap let usage exceed capacity: " + maxUsage[0]);
         System.out.printf("effort cap, 95%% pinned: %d pinned, max usage %.4f C (bound %.4f C), "
-                + "%d of %d capped%n", p, (double) maxUsage[0] / CAPACITY, (double) bound / CAPACITY,
-                capped, inserts);
+                + "%d of %d capped%n", p, (double) maxUsage[0] / CAPACITY,
+                (double) bound / CAPACITY, capped, inserts);
         pinned.forEach(cache::release);
     }
 
@@ -222,11 +223,12 @@ class AutoHyperClockCacheEffortCapTest {
         var cache = track(AutoHyperClockCache.builder().capacity(capacity).numShardBits(0)
                 .strictCapacityLimit(true).build());
         assertTrue(cache.strictCapacityLimit());
-        byte[] v = FixedHyperClockCacheTest.bytes(4096, 1);
+        byte[] v = pattern(1, 4096);
         List<Long> pinned = new ArrayList<>();
         long h;
         int key = 0;
-        while ((h = cache.insertPinned(key, 0, v, 0, v.length, v.length, Priority.LOW)) != Cache.MISS) {
+        while ((h = cache.insertPinned(key, 0, v, 0, v.length, v.length, Priority.LOW))
+                != Cache.MISS) {
             pinned.add(h);
             key++;
             assertTrue(key < 1000, "strict limit never refused");

@@ -1,5 +1,9 @@
 package dev.clockwork.offheap;
 
+import static dev.clockwork.offheap.TestValues.checksummed;
+import static dev.clockwork.offheap.TestValues.naming;
+import static dev.clockwork.offheap.TestValues.pattern;
+import static dev.clockwork.offheap.TestValues.verifyChecksummed;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -12,6 +16,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.hash.KeyHash;
+import dev.clockwork.offheap.clock.AutoClockTable;
+import dev.clockwork.offheap.clock.ChainPointer;
+import dev.clockwork.offheap.clock.ClockMeta;
+import dev.clockwork.offheap.clock.ClockShard;
+import dev.clockwork.offheap.clock.SlotLayout;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -31,17 +40,13 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
-import dev.clockwork.offheap.clock.AutoClockTable;
-import dev.clockwork.offheap.clock.ChainPointer;
-import dev.clockwork.offheap.clock.ClockMeta;
-import dev.clockwork.offheap.clock.ClockShard;
-import dev.clockwork.offheap.clock.SlotLayout;
 
 class AutoHyperClockCacheTest {
     private final List<Cache> caches = new ArrayList<>();
 
     private AutoHyperClockCache cache(long capacity, int shardBits) {
-        return track(AutoHyperClockCache.builder().capacity(capacity).numShardBits(shardBits).build());
+        return track(AutoHyperClockCache.builder().capacity(capacity).numShardBits(shardBits)
+                .build());
     }
 
     private <C extends Cache> C track(C cache) {
@@ -59,7 +64,7 @@ class AutoHyperClockCacheTest {
     @Test
     void insertLookupReleaseErase() {
         var cache = cache(1 << 20, 0);
-        byte[] value = FixedHyperClockCacheTest.bytes(100, 7);
+        byte[] value = pattern(7, 100);
         assertTrue(cache.insert(1, 2, value, 0, value.length, 100, Priority.LOW));
         long h = cache.lookup(1, 2);
         assertNotEquals(Cache.MISS, h);
@@ -77,7 +82,8 @@ class AutoHyperClockCacheTest {
         assertInstanceOf(AutoHyperClockCache.class,
                 track(HyperClockCache.newBuilder().capacity(1 << 20).build()));
         assertInstanceOf(FixedHyperClockCache.class,
-                track(HyperClockCache.newBuilder().capacity(1 << 20).estimatedEntryCharge(1000).build()));
+                track(HyperClockCache.newBuilder().capacity(1 << 20).estimatedEntryCharge(1000)
+                        .build()));
     }
 
     @Test
@@ -163,23 +169,15 @@ class AutoHyperClockCacheTest {
         assertEquals(ModelAccess.nativeBytesAtValueLengths(cache) - cache.standaloneRecordBytes()
                 + metadata, cache.usage());
         var stats = cache.stats();
-        assertTrue(stats.hits() > 0 && stats.misses() > 0 && stats.evictions() > 0, stats::toString);
+        assertTrue(stats.hits() > 0 && stats.misses() > 0 && stats.evictions() > 0,
+                stats::toString);
         assertEquals(cache.entryCount(), cache.chainReport().entries());
     }
 
     // ---------------------------------------------------------------- helpers of the tests below
 
-    /** A 16-byte value naming its key, so a hit on the wrong entry or on freed memory shows. */
-    private static byte[] valueOf(long key0, long key1) {
-        byte[] v = new byte[16];
-        MemorySegment s = MemorySegment.ofArray(v);
-        s.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, key0);
-        s.set(ValueLayout.JAVA_LONG_UNALIGNED, 8, key1);
-        return v;
-    }
-
     private static boolean insertKey(Cache cache, long key) {
-        byte[] v = valueOf(key, ~key);
+        byte[] v = naming(key, ~key);
         return cache.insert(key, ~key, v, 0, v.length, v.length, Priority.LOW);
     }
 
@@ -193,7 +191,8 @@ class AutoHyperClockCacheTest {
             MemorySegment v = cache.value(h);
             if (v.byteSize() != 16 || v.get(ValueLayout.JAVA_LONG_UNALIGNED, 0) != key0
                     || v.get(ValueLayout.JAVA_LONG_UNALIGNED, 8) != key1) {
-                throw new AssertionError("key (" + key0 + ", " + key1 + ") found with another value");
+                throw new AssertionError("key (" + key0 + ", " + key1
+                        + ") found with another value");
             }
         } finally {
             cache.release(h);
@@ -323,8 +322,8 @@ class AutoHyperClockCacheTest {
                 int probe = random.nextInt(i + 1);
                 boolean live = probe % 3 != 0 && !(erasedLate(probe) && probe + lag <= i);
                 if (holds(cache, base + probe) != live) {
-                    throw new AssertionError("key " + (base + probe) + (live ? " lost" : " still found")
-                            + " at insert " + i);
+                    throw new AssertionError("key " + (base + probe)
+                            + (live ? " lost" : " still found") + " at insert " + i);
                 }
             }
         });
@@ -398,7 +397,8 @@ class AutoHyperClockCacheTest {
         Path status = Path.of("/proc/self/status");
         assumeTrue(Files.isReadable(status), "needs /proc/self/status (Linux)");
         long before = vmRssBytes(status);
-        var cache = track(AutoHyperClockCache.builder().capacity(64L << 30).numShardBits(0).build());
+        var cache = track(AutoHyperClockCache.builder().capacity(64L << 30).numShardBits(0)
+                .build());
         long reserved = cache.reservedBytes();
         int n = 1000;
         for (long k = 0; k < n; k++) {
@@ -445,7 +445,8 @@ class AutoHyperClockCacheTest {
             assertTrue(insertKey(cache, k), "insert " + k);
             // The newest entry was stored: eviction freed a slot for it.
             assertTrue(holds(cache, k), "key " + k + " not found right after its insert");
-            assertTrue(cache.entryCount() <= cache.occupancyLimit(), "occupancy " + cache.entryCount());
+            assertTrue(cache.entryCount() <= cache.occupancyLimit(),
+                    "occupancy " + cache.entryCount());
         }
         assertEquals(reservedSlots, cache.tableSlots(), "grown to the reservation and no further");
         assertEquals((long) Math.ceil(reservedSlots * AutoClockTable.MAX_LOAD_FACTOR),
@@ -505,7 +506,7 @@ class AutoHyperClockCacheTest {
 
         byte[][] values = new byte[keys][];
         for (int i = 0; i < keys; i++) {
-            values[i] = ConcurrentSmokeTest.valueFor(i);
+            values[i] = checksummed(i);
         }
         var verified = new AtomicLong();
         runThreads(4, t -> {
@@ -518,7 +519,7 @@ class AutoHyperClockCacheTest {
                 if (dice < 60) {
                     long h = cache.lookup(key0[i], key1[i]);
                     if (h != Cache.MISS) {
-                        ConcurrentSmokeTest.verify(cache, h, i);
+                        verifyChecksummed(cache, h, i);
                         verified.incrementAndGet();
                         cache.release(h, r.nextInt(50) == 0);
                     }
@@ -526,7 +527,7 @@ class AutoHyperClockCacheTest {
                     long h = cache.insertPinned(key0[i], key1[i], v, 0, v.length, v.length,
                             Priority.values()[r.nextInt(3)]);
                     if (h != Cache.MISS) {
-                        ConcurrentSmokeTest.verify(cache, h, i);
+                        verifyChecksummed(cache, h, i);
                         pinned.addLast(new long[] {h, i});
                     }
                 } else if (dice < 95) {
@@ -536,12 +537,12 @@ class AutoHyperClockCacheTest {
                 }
                 while (pinned.size() > 8) {
                     long[] p = pinned.removeFirst();
-                    ConcurrentSmokeTest.verify(cache, p[0], p[1]);
+                    verifyChecksummed(cache, p[0], p[1]);
                     cache.release(p[0]);
                 }
             }
             for (long[] p : pinned) {
-                ConcurrentSmokeTest.verify(cache, p[0], p[1]);
+                verifyChecksummed(cache, p[0], p[1]);
                 cache.release(p[0]);
             }
         });
@@ -552,14 +553,15 @@ class AutoHyperClockCacheTest {
         assertEquals(ModelAccess.nativeBytesAtValueLengths(cache) - cache.standaloneRecordBytes()
                 + used * SlotLayout.SLOT_BYTES, cache.usage());
         var stats = cache.stats();
-        assertTrue(stats.hits() > 0 && stats.misses() > 0 && stats.evictions() > 0, stats::toString);
+        assertTrue(stats.hits() > 0 && stats.misses() > 0 && stats.evictions() > 0,
+                stats::toString);
         var report = cache.chainReport();
         assertEquals(cache.entryCount(), report.entries());
         long found = 0;
         for (int i = 0; i < keys; i++) {
             long h = cache.lookup(key0[i], key1[i]);
             if (h != Cache.MISS) {
-                ConcurrentSmokeTest.verify(cache, h, i);
+                verifyChecksummed(cache, h, i);
                 cache.release(h);
                 found++;
             }
@@ -602,7 +604,7 @@ class AutoHyperClockCacheTest {
                 .capacity(1 << 20).minAvgEntryCharge(0).build());
 
         var cache = cache(1 << 20, 0);
-        byte[] v = valueOf(1, 1);
+        byte[] v = naming(1, 1);
         assertArgumentNamed("charge", () -> cache.insert(1, 1, v, 0, 16, -5, Priority.LOW));
         assertArgumentNamed("capacity", () -> cache.insert(1, 1, v, 0, 16, 2 << 20, Priority.LOW));
         assertArgumentNamed("capacity", () -> cache.setCapacity(0));
@@ -713,7 +715,7 @@ class AutoHyperClockCacheTest {
         long h1 = (0x0fed_cba9_8765_4321L & ~127L) | 65;
         long key1 = KeyHash.unhash1(h0, h1);
         long key0 = KeyHash.unhash0FromKey1(h0, key1, seed);
-        byte[] v = valueOf(key0, key1);
+        byte[] v = naming(key0, key1);
         assertTrue(cache.insert(key0, key1, v, 0, 16, 16, Priority.LOW));
 
         MethodHandle grow = tableInternals().findVirtual(AutoClockTable.class, "grow",

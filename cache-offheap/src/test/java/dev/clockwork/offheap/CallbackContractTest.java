@@ -15,7 +15,6 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.ValueReader;
 import dev.clockwork.offheap.CallbackKit.ScriptedPolicy;
-import dev.clockwork.offheap.MisuseKit.Kind;
 import dev.clockwork.offheap.memory.ValueSlabs;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -76,11 +75,11 @@ class CallbackContractTest {
      * the lookup are run apart (ClockSteps), so the erase lands between them every time.
      */
     @ParameterizedTest
-    @EnumSource(value = Kind.class, names = {"FIXED", "AUTO"})
-    void anEraseThatMeetsALookupsMomentaryReferenceIsFreedByItsGiveBack(Kind kind) {
+    @EnumSource(value = CacheKind.class, names = {"FIXED", "AUTO"})
+    void anEraseThatMeetsALookupsMomentaryReferenceIsFreedByItsGiveBack(CacheKind kind) {
         ScriptedPolicy keepsEveryVictim = new ScriptedPolicy();
         keepsEveryVictim.admit = (candidate, victim) -> false;
-        try (ShardedCache cache = kind.build(CAPACITY, LEN, 0, keepsEveryVictim)) {
+        try (ShardedCache cache = MisuseKit.build(kind, CAPACITY, LEN, 0, keepsEveryVictim)) {
             HyperClockCache hcc = (HyperClockCache) cache;
             assertTrue(insert(cache, 1, 1));
             long handle = cache.lookup(1, ~1L); // names the slot for the probe
@@ -104,11 +103,11 @@ class CallbackContractTest {
      * and the insert was refused; the leftover stayed charged.
      */
     @ParameterizedTest
-    @EnumSource(value = Kind.class, names = {"FIXED", "AUTO"})
-    void theSweepTakesAnUnreferencedErasedEntryWithoutAskingThePolicy(Kind kind) {
+    @EnumSource(value = CacheKind.class, names = {"FIXED", "AUTO"})
+    void theSweepTakesAnUnreferencedErasedEntryWithoutAskingThePolicy(CacheKind kind) {
         ScriptedPolicy keepsEveryVictim = new ScriptedPolicy();
         keepsEveryVictim.admit = (candidate, victim) -> false;
-        try (ShardedCache cache = kind.build(CAPACITY, LEN, 0, keepsEveryVictim)) {
+        try (ShardedCache cache = MisuseKit.build(kind, CAPACITY, LEN, 0, keepsEveryVictim)) {
             HyperClockCache hcc = (HyperClockCache) cache;
             long room = cache.capacity() - cache.usage();
             long charge = room * 2 / 3; // one fits, two do not
@@ -152,7 +151,8 @@ class CallbackContractTest {
      */
     @ParameterizedTest
     @CsvSource({"FIXED, false", "FIXED, true", "AUTO, false", "AUTO, true"})
-    void anAdmitThatThrowsLeavesTheCacheExactAndLaterInsertsSucceed(Kind kind, boolean strict) {
+    void anAdmitThatThrowsLeavesTheCacheExactAndLaterInsertsSucceed(CacheKind kind,
+                                                                    boolean strict) {
         ScriptedPolicy policy = new ScriptedPolicy();
         AtomicInteger calls = new AtomicInteger();
         AtomicReference<Throwable> lastThrown = new AtomicReference<>();
@@ -166,7 +166,7 @@ class CallbackContractTest {
             return true;
         };
         int keys = 2_000;
-        try (ShardedCache cache = kind.build(CAPACITY, LEN, 0, policy)) {
+        try (ShardedCache cache = MisuseKit.build(kind, CAPACITY, LEN, 0, policy)) {
             cache.setStrictCapacityLimit(strict);
             int thrown = 0;
             for (long key = 1; key <= keys; key++) {
@@ -223,10 +223,10 @@ class CallbackContractTest {
      * standalone entry never freed).
      */
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void recordAccessOrRecordInsertThrowingLeaksNoPin(Kind kind) {
+    @EnumSource(CacheKind.class)
+    void recordAccessOrRecordInsertThrowingLeaksNoPin(CacheKind kind) {
         ScriptedPolicy policy = new ScriptedPolicy();
-        try (ShardedCache cache = kind.build(CAPACITY, LEN, 0, policy)) {
+        try (ShardedCache cache = MisuseKit.build(kind, CAPACITY, LEN, 0, policy)) {
             assertTrue(insert(cache, 1, 1));
             policy.onAccess = hash -> {
                 throw CallbackKit.sneaky(CallbackKit.ownFailure(hash, "recordAccess"));
@@ -285,7 +285,7 @@ class CallbackContractTest {
             return true;
         };
         withinDeadline("LRU policy calling back", DEADLINE, () -> {
-            try (ShardedCache cache = Kind.LRU.build(CAPACITY, LEN, 2, policy)) {
+            try (ShardedCache cache = MisuseKit.build(CacheKind.LRU, CAPACITY, LEN, 2, policy)) {
                 target.set(cache);
                 for (long key = 1; key <= keys; key++) {
                     insert(cache, key, key);
@@ -315,8 +315,8 @@ class CallbackContractTest {
      * hang, caught here by the deadline).
      */
     @ParameterizedTest
-    @EnumSource(value = Kind.class, names = {"FIXED", "AUTO"})
-    void aHyperClockPolicyIsServedExceptInsertAndClose(Kind kind) throws Throwable {
+    @EnumSource(value = CacheKind.class, names = {"FIXED", "AUTO"})
+    void aHyperClockPolicyIsServedExceptInsertAndClose(CacheKind kind) throws Throwable {
         int keys = 200;
         long[] hashes = CallbackKit.hashes(keys);
         ScriptedPolicy policy = new ScriptedPolicy();
@@ -327,7 +327,7 @@ class CallbackContractTest {
             return true;
         };
         withinDeadline(kind + " policy calling back", DEADLINE, () -> {
-            try (ShardedCache cache = kind.build(CAPACITY, LEN, 0, policy)) {
+            try (ShardedCache cache = MisuseKit.build(kind, CAPACITY, LEN, 0, policy)) {
                 target.set(cache);
                 for (long key = 1; key <= keys; key++) {
                     insert(cache, key, key);
@@ -392,7 +392,8 @@ class CallbackContractTest {
 
     private static void readsOwn(MemorySegment value, long key) {
         if (MisuseKit.versionOf(value, key, LEN) == MisuseKit.NOT_THIS_KEY) {
-            throw new AssertionError("OTHER BYTES for key " + key + ": " + MisuseKit.describe(value));
+            throw new AssertionError("OTHER BYTES for key " + key + ": "
+                    + MisuseKit.describe(value));
         }
     }
 
@@ -439,7 +440,7 @@ class CallbackContractTest {
     void anOutOfRangeWindowShareIsClamped(double share) {
         ScriptedPolicy policy = new ScriptedPolicy();
         policy.windowShare = () -> share;
-        try (LruCache cache = (LruCache) Kind.LRU.build(CAPACITY, LEN, 0, policy)) {
+        try (LruCache cache = (LruCache) MisuseKit.build(CacheKind.LRU, CAPACITY, LEN, 0, policy)) {
             int keys = 300;
             for (long key = 1; key <= keys; key++) {
                 insert(cache, key, key);
@@ -470,11 +471,11 @@ class CallbackContractTest {
             throw new CallbackKit.CallbackException("windowShare");
         };
         assertThrows(CallbackKit.CallbackException.class,
-                () -> Kind.LRU.build(CAPACITY, LEN, 2, throwing));
+                () -> MisuseKit.build(CacheKind.LRU, CAPACITY, LEN, 2, throwing));
         assertEquals(baseline, NativeMemory.outstandingBytes(), "a failed build holds nothing");
 
         ScriptedPolicy policy = new ScriptedPolicy();
-        try (ShardedCache cache = Kind.LRU.build(4 * CAPACITY, LEN, 2, policy)) {
+        try (ShardedCache cache = MisuseKit.build(CacheKind.LRU, 4 * CAPACITY, LEN, 2, policy)) {
             for (long key = 1; key <= 300; key++) {
                 insert(cache, key, key);
             }
@@ -501,9 +502,9 @@ class CallbackContractTest {
      * the AssertionError reached the caller.
      */
     @ParameterizedTest
-    @EnumSource(value = Kind.class, names = {"FIXED", "AUTO"})
-    void aReadersErrorOnBytesThatChangedUnderItNeverReachesTheCaller(Kind kind) {
-        try (ShardedCache cache = kind.build(CAPACITY, LEN, 0, new ScriptedPolicy())) {
+    @EnumSource(value = CacheKind.class, names = {"FIXED", "AUTO"})
+    void aReadersErrorOnBytesThatChangedUnderItNeverReachesTheCaller(CacheKind kind) {
+        try (ShardedCache cache = MisuseKit.build(kind, CAPACITY, LEN, 0, new ScriptedPolicy())) {
             assertTrue(insert(cache, 1, 1));
             AtomicInteger runs = new AtomicInteger();
             ValueReader replacingThenThrowing = value -> {
@@ -529,7 +530,7 @@ class CallbackContractTest {
      */
     @Test
     void readersThrowingErrorsOnTornBytesNeverReachTheCaller() throws Exception {
-        ReadTest.raceReaders("fixed", key -> value -> {
+        ReadTest.raceReaders(CacheKind.FIXED, key -> value -> {
             try {
                 return ReadTest.versionOf(value, key);
             } catch (IllegalStateException torn) {
@@ -540,9 +541,9 @@ class CallbackContractTest {
 
     /** A reader's own exception on a whole value still reaches the caller, Error or checked. */
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void aReadersOwnFailureOnAWholeValueReachesTheCaller(Kind kind) {
-        try (ShardedCache cache = kind.build(CAPACITY, LEN, 0, new ScriptedPolicy())) {
+    @EnumSource(CacheKind.class)
+    void aReadersOwnFailureOnAWholeValueReachesTheCaller(CacheKind kind) {
+        try (ShardedCache cache = MisuseKit.build(kind, CAPACITY, LEN, 0, new ScriptedPolicy())) {
             assertTrue(insert(cache, 1, 1));
             for (int n = 0; n < 3; n++) {
                 Throwable own = CallbackKit.ownFailure(n, "reader");

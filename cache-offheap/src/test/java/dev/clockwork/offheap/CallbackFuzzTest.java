@@ -8,7 +8,6 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cache.ValueReader;
 import dev.clockwork.cache.admission.Admission;
-import dev.clockwork.offheap.MisuseKit.Kind;
 import dev.clockwork.offheap.admission.TinyLfu;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -117,8 +116,8 @@ class CallbackFuzzTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void hostileCallbacksNeverHangCorruptOrLeak(Kind kind) throws InterruptedException {
+    @EnumSource(CacheKind.class)
+    void hostileCallbacksNeverHangCorruptOrLeak(CacheKind kind) throws InterruptedException {
         long seed = SEED != null ? SEED : System.nanoTime() ^ kind.ordinal();
         long baseline = NativeMemory.outstandingBytes();
         Run run = new Run(kind, seed);
@@ -139,7 +138,7 @@ class CallbackFuzzTest {
 
     /** One fuzz run on one cache. */
     private static final class Run {
-        final Kind kind;
+        final CacheKind kind;
         final long seed;
         final HostilePolicy policy;
         final ShardedCache cache;
@@ -158,16 +157,17 @@ class CallbackFuzzTest {
         volatile boolean stop;
         long deadline;
 
-        Run(Kind kind, long seed) {
+        Run(CacheKind kind, long seed) {
             this.kind = kind;
             this.seed = seed;
             // The run's choices, from a stream apart from the workers' (seeded by its split).
             SplittableRandom choices = new SplittableRandom(~seed);
             this.strict = choices.nextBoolean();
             this.closeHow = choices.nextInt(CLOSERS.length);
-            this.policy = new HostilePolicy(this, new TinyLfu(CAPACITY, Long.MAX_VALUE, kind == Kind.LRU),
+            this.policy = new HostilePolicy(this,
+                    new TinyLfu(CAPACITY, Long.MAX_VALUE, kind == CacheKind.LRU),
                     choices.nextBoolean());
-            this.cache = kind.build(CAPACITY, VALUE_BASE, SHARD_BITS, policy);
+            this.cache = MisuseKit.build(kind, CAPACITY, VALUE_BASE, SHARD_BITS, policy);
             cache.setStrictCapacityLimit(strict);
         }
 
@@ -290,7 +290,7 @@ class CallbackFuzzTest {
         String expectedOutcome(String where, String call) {
             boolean locked = where.equals("admit") || where.equals("windowShare")
                     || where.equals("visitor");
-            if (kind == Kind.LRU && locked) {
+            if (kind == CacheKind.LRU && locked) {
                 return "refused";
             }
             if (where.equals("admit") || where.equals("windowShare")) {
@@ -464,7 +464,8 @@ class CallbackFuzzTest {
             lastCall = op.toString();
             long key = randomKey();
             int behaviour = random.nextInt(10);
-            // A reader or visitor reading past its view: its IndexOutOfBoundsException may reach us.
+            // A reader or visitor reading past its view: its IndexOutOfBoundsException may reach
+            // us.
             boolean pastView = (op == Op.READ || op == Op.VISIT) && behaviour == PAST_VIEW;
             try {
                 switch (op) {
@@ -496,7 +497,8 @@ class CallbackFuzzTest {
         private void judge(Throwable t, boolean pastView) {
             if (isCallbacksOwn(t)) {
                 run.ownReachedCaller.increment();
-            } else if (t instanceof IllegalStateException || t instanceof IllegalArgumentException) {
+            } else if (t instanceof IllegalStateException
+                    || t instanceof IllegalArgumentException) {
                 run.refusedCalls.increment();
             } else if (!(pastView && t instanceof IndexOutOfBoundsException)) {
                 throw new Broken("a " + t + " reached the caller: " + stackTop(t));

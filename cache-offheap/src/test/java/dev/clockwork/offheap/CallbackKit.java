@@ -17,7 +17,7 @@ import java.util.function.LongConsumer;
  * to the keys the test inserted; and the exact accounting of an empty cache.
  *
  * <p>Keys are {@code (key, ~key)} and values {@link MisuseKit}'s, as in the misuse tests; caches
- * are built by {@link MisuseKit.Kind}, whose hash seed is known here.
+ * are built by {@link MisuseKit#build}, whose hash seed is known here.
  */
 final class CallbackKit {
     private CallbackKit() {
@@ -102,7 +102,9 @@ final class CallbackKit {
         return cache instanceof HyperClockCache hcc ? hcc.tableSlots() * SlotLayout.SLOT_BYTES : 0;
     }
 
-    /** Bytes of value blocks handed out and not freed; walks the free lists (a quiet cache only). */
+    /**
+     * Bytes of value blocks handed out and not freed; walks the free lists (a quiet cache only).
+     */
     static long liveValueBytes(Cache cache) {
         return ModelAccess.valueChunkBytes(cache) - ModelAccess.idleValueBytes(cache);
     }

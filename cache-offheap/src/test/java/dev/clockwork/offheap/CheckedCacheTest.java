@@ -15,7 +15,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,21 +28,13 @@ import org.junit.jupiter.params.provider.EnumSource;
  * by every {@code CheckedCache} but the one that handed it out, even over the same cache.
  */
 class CheckedCacheTest {
-    enum Type {
-        FIXED(() -> FixedHyperClockCache.builder().capacity(1 << 20).estimatedEntryCharge(256)
-                .numShardBits(0).build()),
-        AUTO(() -> AutoHyperClockCache.builder().capacity(1 << 20).numShardBits(0).build()),
-        LRU(() -> LruCache.builder().capacity(1 << 20).numShardBits(0).build());
-
-        final Supplier<Cache> build;
-
-        Type(Supplier<Cache> build) {
-            this.build = build;
-        }
-    }
-
     private static final byte[] VALUE = {1, 2, 3, 4, 5, 6, 7, 8};
     private final List<Cache> caches = new ArrayList<>();
+
+    /** A 1 MiB one-shard cache of {@code kind}. */
+    private static Cache build(CacheKind kind) {
+        return kind.build(1 << 20, 256, 0);
+    }
 
     private Cache track(Cache cache) {
         caches.add(cache);
@@ -60,9 +51,9 @@ class CheckedCacheTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void aSecondReleaseWhileAnotherHolderPinsTheEntryIsRefusedOnlyWhenChecked(Type type) {
-        Cache raw = track(type.build.get());
+    @EnumSource(CacheKind.class)
+    void aSecondReleaseWhileAnotherHolderPinsTheEntryIsRefusedOnlyWhenChecked(CacheKind kind) {
+        Cache raw = track(build(kind));
         put(raw, 1);
         long mine = raw.lookup(1, ~1L);
         long theirs = raw.lookup(1, ~1L);
@@ -72,7 +63,7 @@ class CheckedCacheTest {
         assertThrows(IllegalStateException.class, () -> raw.release(theirs),
                 "the other holder's own release is refused instead");
 
-        CheckedCache checked = new CheckedCache(track(type.build.get()));
+        CheckedCache checked = new CheckedCache(track(build(kind)));
         put(checked, 1);
         long a = checked.lookup(1, ~1L);
         long b = checked.lookup(1, ~1L);
@@ -91,9 +82,9 @@ class CheckedCacheTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void aPinReleasesOncePerReference(Type type) {
-        CheckedCache checked = new CheckedCache(track(type.build.get()));
+    @EnumSource(CacheKind.class)
+    void aPinReleasesOncePerReference(CacheKind kind) {
+        CheckedCache checked = new CheckedCache(track(build(kind)));
         long h = checked.insertPinned(2, ~2L, VALUE, 0, VALUE.length, VALUE.length, Priority.LOW);
         checked.ref(h);
         checked.release(h);
@@ -107,9 +98,9 @@ class CheckedCacheTest {
 
     /** Two threads release one pin holding one reference: exactly one succeeds, every round. */
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void racingReleasesOfOnePinPassOnce(Type type) throws Exception {
-        CheckedCache checked = new CheckedCache(track(type.build.get()));
+    @EnumSource(CacheKind.class)
+    void racingReleasesOfOnePinPassOnce(CacheKind kind) throws Exception {
+        CheckedCache checked = new CheckedCache(track(build(kind)));
         put(checked, 4);
         long other = checked.lookup(4, ~4L); // another holder throughout
         for (int round = 0; round < 2_000; round++) {
@@ -164,12 +155,12 @@ class CheckedCacheTest {
      * cache's own handle, and nothing changes: both pins keep their reference.
      */
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void aPinOfAnotherCheckedCacheIsRefusedAndChangesNothing(Type type) {
-        Cache shared = track(type.build.get());
+    @EnumSource(CacheKind.class)
+    void aPinOfAnotherCheckedCacheIsRefusedAndChangesNothing(CacheKind kind) {
+        Cache shared = track(build(kind));
         assertPinsAreNotShared(new CheckedCache(shared), new CheckedCache(shared));
-        assertPinsAreNotShared(new CheckedCache(track(type.build.get())),
-                new CheckedCache(track(type.build.get())));
+        assertPinsAreNotShared(new CheckedCache(track(build(kind))),
+                new CheckedCache(track(build(kind))));
     }
 
     private static void assertPinsAreNotShared(CheckedCache a, CheckedCache b) {
@@ -205,9 +196,9 @@ class CheckedCacheTest {
      * handed out twice, and neither cache accepts a pin of the other.
      */
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void racingCheckedCachesNeverHandOutTheSamePin(Type type) throws Exception {
-        Cache shared = track(type.build.get());
+    @EnumSource(CacheKind.class)
+    void racingCheckedCachesNeverHandOutTheSamePin(CacheKind kind) throws Exception {
+        Cache shared = track(build(kind));
         put(shared, 6);
         CheckedCache a = new CheckedCache(shared);
         CheckedCache b = new CheckedCache(shared);

@@ -14,7 +14,8 @@ import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * {@code close()} while other threads are still calling: every racing call either completes or
@@ -116,19 +117,9 @@ class CloseRaceTest {
         }
     }
 
-    @Test
-    void fixedHyperClock() throws InterruptedException {
-        race(() -> FixedHyperClockCache.builder().capacity(256 << 10).estimatedEntryCharge(256)
-                .numShardBits(1).build());
-    }
-
-    @Test
-    void autoHyperClock() throws InterruptedException {
-        race(() -> AutoHyperClockCache.builder().capacity(256 << 10).numShardBits(1).build());
-    }
-
-    @Test
-    void lru() throws InterruptedException {
-        race(() -> LruCache.builder().capacity(256 << 10).numShardBits(1).build());
+    @ParameterizedTest
+    @EnumSource(CacheKind.class)
+    void closeWhileOtherThreadsCall(CacheKind kind) throws InterruptedException {
+        race(() -> kind.build(256 << 10, 256, 1));
     }
 }

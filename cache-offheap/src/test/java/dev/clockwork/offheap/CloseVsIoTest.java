@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.admission.Admission;
-import dev.clockwork.offheap.MisuseKit.Kind;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -53,7 +52,7 @@ class CloseVsIoTest {
     @ParameterizedTest
     @CsvSource({"FIXED, VALUE", "FIXED, READ", "FIXED, VISIT", "AUTO, VALUE", "AUTO, READ",
         "AUTO, VISIT", "LRU, VALUE", "LRU, READ", "LRU, VISIT"})
-    void closeWaitsForAWriteOfAValueView(Kind kind, View view) throws Throwable {
+    void closeWaitsForAWriteOfAValueView(CacheKind kind, View view) throws Throwable {
         withinDeadline("close vs I/O " + kind + " " + view, DEADLINE, () -> {
             long baseline = NativeMemory.outstandingBytes();
             try (Race race = new Race(kind, view)) {
@@ -72,8 +71,8 @@ class CloseVsIoTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void anInterruptedCloseFreesNothingAndTheNextCloseFreesEverything(Kind kind)
+    @EnumSource(CacheKind.class)
+    void anInterruptedCloseFreesNothingAndTheNextCloseFreesEverything(CacheKind kind)
             throws Throwable {
         withinDeadline("interrupted close vs I/O " + kind, DEADLINE, () -> {
             long baseline = NativeMemory.outstandingBytes();
@@ -103,8 +102,8 @@ class CloseVsIoTest {
      * and returned at once, with nothing freed (and nothing ever was).
      */
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void aSecondCloseReturnsOnlyOnceTheFirstHasFreedEverything(Kind kind) throws Throwable {
+    @EnumSource(CacheKind.class)
+    void aSecondCloseReturnsOnlyOnceTheFirstHasFreedEverything(CacheKind kind) throws Throwable {
         withinDeadline("second close vs I/O " + kind, DEADLINE, () -> {
             long baseline = NativeMemory.outstandingBytes();
             try (Race race = new Race(kind, View.VALUE)) {
@@ -137,7 +136,7 @@ class CloseVsIoTest {
     void aCloseFromAnLruVisitorDuringAnotherCloseReturnsAtOnce() throws Throwable {
         withinDeadline("close from an LRU visitor vs I/O", DEADLINE, () -> {
             long baseline = NativeMemory.outstandingBytes();
-            try (Race race = new Race(Kind.LRU, View.VALUE)) {
+            try (Race race = new Race(CacheKind.LRU, View.VALUE)) {
                 CountDownLatch visiting = new CountDownLatch(1);
                 CountDownLatch firstCloseWaits = new CountDownLatch(1);
                 AtomicBoolean visitorCloseReturned = new AtomicBoolean();
@@ -214,8 +213,8 @@ class CloseVsIoTest {
         final Thread writer;
         Thread closer;
 
-        Race(Kind kind, View view) throws IOException {
-            cache = kind.build(CAPACITY, LENGTH, 0, Admission.ALWAYS);
+        Race(CacheKind kind, View view) throws IOException {
+            cache = MisuseKit.build(kind, CAPACITY, LENGTH, 0, Admission.ALWAYS);
             assertTrue(MisuseKit.insert(cache, KEY, 1, LENGTH));
             writer = new Thread(() -> write(view), "writer");
             writer.setDaemon(true);

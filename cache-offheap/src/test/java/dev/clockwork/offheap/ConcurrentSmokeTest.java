@@ -1,12 +1,12 @@
 package dev.clockwork.offheap;
 
+import static dev.clockwork.offheap.TestValues.checksummed;
+import static dev.clockwork.offheap.TestValues.verifyChecksummed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayDeque;
 import java.util.SplittableRandom;
 import java.util.concurrent.CyclicBarrier;
@@ -24,36 +24,6 @@ class ConcurrentSmokeTest {
     private static final int OPS = 200_000;
     private static final int KEYS = 4_000;
 
-    /** A value of 16..527 bytes: key, length-dependent pattern, and a trailing checksum. */
-    static byte[] valueFor(long key) {
-        int length = 16 + (int) ((key * 2654435761L) & 511);
-        byte[] v = new byte[length];
-        MemorySegment s = MemorySegment.ofArray(v);
-        s.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, key);
-        for (int i = 8; i < length - 8; i++) {
-            v[i] = (byte) (key * 31 + i);
-        }
-        s.set(ValueLayout.JAVA_LONG_UNALIGNED, length - 8, checksum(s, length - 8));
-        return v;
-    }
-
-    static long checksum(MemorySegment s, long length) {
-        long h = 0x9E3779B97F4A7C15L;
-        for (long i = 0; i < length; i++) {
-            h = (h ^ s.get(ValueLayout.JAVA_BYTE, i)) * 0x100000001B3L;
-        }
-        return h;
-    }
-
-    static void verify(Cache cache, long handle, long key) {
-        MemorySegment v = cache.value(handle);
-        long length = v.byteSize();
-        if (length < 16 || v.get(ValueLayout.JAVA_LONG_UNALIGNED, 0) != key
-                || v.get(ValueLayout.JAVA_LONG_UNALIGNED, length - 8) != checksum(v, length - 8)) {
-            throw new AssertionError("corrupt value for key " + key);
-        }
-    }
-
     @Test
     void valuesStayIntactAndAccountingBalances() throws Exception {
         try (var cache = FixedHyperClockCache.builder().capacity(512 << 10)
@@ -67,7 +37,8 @@ class ConcurrentSmokeTest {
             assertTrue(cache.usage() <= cache.capacity() + 64 * 1024,
                     "usage " + cache.usage() + " far over capacity");
             var stats = cache.stats();
-            assertTrue(stats.hits() > 0 && stats.misses() > 0 && stats.evictions() > 0, stats::toString);
+            assertTrue(stats.hits() > 0 && stats.misses() > 0 && stats.evictions() > 0,
+                    stats::toString);
         }
         assertEquals(0, NativeMemory.outstandingBytes());
     }
@@ -75,7 +46,7 @@ class ConcurrentSmokeTest {
     static void runWorkload(Cache cache) throws Exception {
         byte[][] values = new byte[KEYS][];
         for (int k = 0; k < KEYS; k++) {
-            values[k] = valueFor(k);
+            values[k] = checksummed(k);
         }
         var barrier = new CyclicBarrier(THREADS);
         var failure = new AtomicReference<Throwable>();
@@ -95,7 +66,7 @@ class ConcurrentSmokeTest {
                         if (dice < 60) {
                             long h = cache.lookup(key, ~key);
                             if (h != Cache.MISS) {
-                                verify(cache, h, key);
+                                verifyChecksummed(cache, h, key);
                                 verified.incrementAndGet();
                                 cache.release(h, random.nextInt(50) == 0);
                             }
@@ -103,7 +74,7 @@ class ConcurrentSmokeTest {
                             long h = cache.insertPinned(key, ~key, v, 0, v.length, v.length,
                                     Priority.values()[random.nextInt(3)]);
                             if (h != Cache.MISS) {
-                                verify(cache, h, key);
+                                verifyChecksummed(cache, h, key);
                                 pinned.addLast(new long[] {h, key});
                             }
                         } else if (dice < 95) {
@@ -113,12 +84,12 @@ class ConcurrentSmokeTest {
                         }
                         while (pinned.size() > 8) {
                             long[] p = pinned.removeFirst();
-                            verify(cache, p[0], p[1]);
+                            verifyChecksummed(cache, p[0], p[1]);
                             cache.release(p[0]);
                         }
                     }
                     for (long[] p : pinned) {
-                        verify(cache, p[0], p[1]);
+                        verifyChecksummed(cache, p[0], p[1]);
                         cache.release(p[0]);
                     }
                 } catch (Throwable e) {

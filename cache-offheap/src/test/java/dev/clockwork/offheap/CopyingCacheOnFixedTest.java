@@ -1,5 +1,6 @@
 package dev.clockwork.offheap;
 
+import static dev.clockwork.offheap.TestValues.pattern;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -34,14 +35,14 @@ class CopyingCacheOnFixedTest {
                 for (int i = 0; i < length; i++) {
                     key[i] = (byte) (i * 7 + length);
                 }
-                assertTrue(cache.put(key, FixedHyperClockCacheTest.bytes(length + 1, length)));
+                assertTrue(cache.put(key, pattern(length, length + 1)));
             }
             for (int length = 0; length < 200; length++) {
                 byte[] key = new byte[length];
                 for (int i = 0; i < length; i++) {
                     key[i] = (byte) (i * 7 + length);
                 }
-                assertArrayEquals(FixedHyperClockCacheTest.bytes(length + 1, length), cache.get(key));
+                assertArrayEquals(pattern(length, length + 1), cache.get(key));
             }
             assertNull(cache.get(utf8("absent")));
         }

@@ -2,12 +2,14 @@ package dev.clockwork.offheap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
-import java.util.function.Supplier;
+import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * {@link ShardedCache#evictedCharge()}: the charges of exactly the entries that were evicted. With
@@ -18,19 +20,12 @@ class EvictedChargeTest {
     private static final byte[] VALUE = new byte[8];
     private static final int KEYS = 2_000;
 
-    enum Kind {
-        FIXED(() -> FixedHyperClockCache.builder().capacity(200_000).estimatedEntryCharge(250)
-                .numShardBits(1).build()),
-        AUTO(() -> AutoHyperClockCache.builder().capacity(200_000).numShardBits(1).build()),
-        LRU(() -> LruCache.builder().capacity(200_000).numShardBits(1).build()),
-        LRU_TINY_LFU(() -> LruCache.builder().capacity(200_000).numShardBits(1)
-                .admission(AdmissionPolicy.TINY_LFU).build());
-
-        final Supplier<ShardedCache> maker;
-
-        Kind(Supplier<ShardedCache> maker) {
-            this.maker = maker;
-        }
+    /** Every type without admission, and LRU also with TinyLFU. */
+    static Stream<Arguments> caches() {
+        return Stream.of(arguments(CacheKind.FIXED, AdmissionPolicy.NONE),
+                arguments(CacheKind.AUTO, AdmissionPolicy.NONE),
+                arguments(CacheKind.LRU, AdmissionPolicy.NONE),
+                arguments(CacheKind.LRU, AdmissionPolicy.TINY_LFU));
     }
 
     private static long chargeOf(long key) {
@@ -38,9 +33,10 @@ class EvictedChargeTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void isTheSumOfTheEvictedEntriesCharges(Kind kind) {
-        try (ShardedCache cache = kind.maker.get()) {
+    @MethodSource("caches")
+    void isTheSumOfTheEvictedEntriesCharges(CacheKind kind, AdmissionPolicy admission) {
+        try (ShardedCache cache = kind.builder(200_000, 250).numShardBits(1).admission(admission)
+                .build()) {
             long refused = 0;
             for (long key = 0; key < KEYS; key++) {
                 if (!cache.insert(key, 7, VALUE, 0, VALUE.length, chargeOf(key), Priority.LOW)) {

@@ -1,6 +1,6 @@
 package dev.clockwork.offheap;
 
-import dev.clockwork.offheap.shard.ShardSizing;
+import static dev.clockwork.offheap.TestValues.pattern;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -10,23 +10,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.offheap.clock.ClockMeta;
+import dev.clockwork.offheap.clock.ClockShard;
+import dev.clockwork.offheap.clock.FixedClockTable;
+import dev.clockwork.offheap.shard.ShardSizing;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import dev.clockwork.offheap.clock.ClockMeta;
-import dev.clockwork.offheap.clock.ClockShard;
-import dev.clockwork.offheap.clock.FixedClockTable;
-import dev.clockwork.offheap.entry.EntryStamp;
 
 class FixedHyperClockCacheTest {
     private final List<Cache> caches = new ArrayList<>();
 
     private FixedHyperClockCache cache(long capacity, long estimate) {
-        return track(FixedHyperClockCache.builder().capacity(capacity).estimatedEntryCharge(estimate)
-                .numShardBits(0).build());
+        return track(FixedHyperClockCache.builder().capacity(capacity)
+                .estimatedEntryCharge(estimate).numShardBits(0).build());
     }
 
     private <C extends Cache> C track(C cache) {
@@ -40,14 +40,6 @@ class FixedHyperClockCacheTest {
         assertEquals(0, NativeMemory.outstandingBytes(), "native bytes leaked");
     }
 
-    static byte[] bytes(int length, int seed) {
-        byte[] b = new byte[length];
-        for (int i = 0; i < length; i++) {
-            b[i] = (byte) (seed * 31 + i);
-        }
-        return b;
-    }
-
     static byte[] read(Cache cache, long handle) {
         return cache.value(handle).toArray(ValueLayout.JAVA_BYTE);
     }
@@ -57,7 +49,7 @@ class FixedHyperClockCacheTest {
         // RocksDB's rounding up would make the table all of the 8 MiB (2^17 slots of 64 bytes).
         FixedHyperClockCache c = cache(8L << 20, 64);
         assertEquals(1L << 16, c.tableSlots(), "a table of half the capacity");
-        byte[] v = bytes(64, 1);
+        byte[] v = pattern(1, 64);
         for (long k = 0; k < 200_000; k++) {
             c.insert(k, 0, v, 0, v.length, v.length, Priority.LOW);
         }
@@ -81,7 +73,7 @@ class FixedHyperClockCacheTest {
     @Test
     void insertLookupRelease() {
         var cache = cache(1 << 20, 1024);
-        byte[] value = bytes(100, 7);
+        byte[] value = pattern(7, 100);
         assertTrue(cache.insert(1, 2, value, 0, value.length, 100, Priority.LOW));
         long h = cache.lookup(1, 2);
         assertNotEquals(Cache.MISS, h);
@@ -113,7 +105,7 @@ class FixedHyperClockCacheTest {
     void lookupsAreNotCountedWhenStatsAreOff() {
         var cache = track(FixedHyperClockCache.builder().capacity(1 << 20).estimatedEntryCharge(64)
                 .recordStats(false).build());
-        cache.insert(1, 1, bytes(8, 1), 0, 8, 8, Priority.LOW);
+        cache.insert(1, 1, pattern(1, 8), 0, 8, 8, Priority.LOW);
         cache.release(cache.lookup(1, 1));
         cache.lookup(2, 2);
         assertEquals(0, cache.stats().hits());
@@ -124,7 +116,7 @@ class FixedHyperClockCacheTest {
     @Test
     void insertFromSegmentAndPinnedHandle() {
         var cache = cache(1 << 20, 1024);
-        MemorySegment value = MemorySegment.ofArray(bytes(64, 3));
+        MemorySegment value = MemorySegment.ofArray(pattern(3, 64));
         long h = cache.insertPinned(5, 6, value, 64, Priority.HIGH);
         assertNotEquals(Cache.MISS, h);
         assertEquals(64 + 64, cache.pinnedUsage());
@@ -136,8 +128,8 @@ class FixedHyperClockCacheTest {
     @Test
     void duplicateInsertKeepsTheFirstAndPinnedDuplicateIsStandalone() {
         var cache = cache(1 << 20, 1024);
-        byte[] first = bytes(10, 1);
-        byte[] second = bytes(20, 2);
+        byte[] first = pattern(1, 10);
+        byte[] second = pattern(2, 20);
         assertTrue(cache.insert(9, 9, first, 0, 10, 10, Priority.LOW));
         assertTrue(cache.insert(9, 9, second, 0, 20, 20, Priority.LOW));
         long h = cache.lookup(9, 9);
@@ -170,7 +162,7 @@ class FixedHyperClockCacheTest {
     @Test
     void eraseUnpinnedAndPinned() {
         var cache = cache(1 << 20, 1024);
-        byte[] v = bytes(50, 4);
+        byte[] v = pattern(4, 50);
         cache.insert(1, 1, v, 0, 50, 50, Priority.LOW);
         cache.insert(2, 2, v, 0, 50, 50, Priority.LOW);
         long usage = cache.usage();
@@ -192,7 +184,7 @@ class FixedHyperClockCacheTest {
     @Test
     void releaseWithEraseIfLastRef() {
         var cache = cache(1 << 20, 1024);
-        byte[] v = bytes(8, 1);
+        byte[] v = pattern(1, 8);
         long h1 = cache.insertPinned(3, 3, v, 0, 8, 8, Priority.LOW);
         long h2 = cache.lookup(3, 3);
         assertFalse(cache.release(h1, true), "another reference is still held");
@@ -204,7 +196,7 @@ class FixedHyperClockCacheTest {
     @Test
     void refTakesAnotherReference() {
         var cache = cache(1 << 20, 1024);
-        long h = cache.insertPinned(3, 4, bytes(8, 1), 0, 8, 8, Priority.LOW);
+        long h = cache.insertPinned(3, 4, pattern(1, 8), 0, 8, 8, Priority.LOW);
         cache.ref(h);
         cache.release(h);
         cache.release(h);
@@ -217,7 +209,7 @@ class FixedHyperClockCacheTest {
         var cache = cache(capacity, 1000);
         long tableBytes = cache.tableSlots() * 64;
         assertEquals(tableBytes, cache.usage(), "table metadata is charged up front");
-        byte[] v = bytes(1000, 5);
+        byte[] v = pattern(5, 1000);
         for (int i = 0; i < 10_000; i++) {
             assertTrue(cache.insert(i, -i, v, 0, v.length, v.length, Priority.LOW));
             assertTrue(cache.usage() <= capacity, "usage " + cache.usage() + " at insert " + i);
@@ -233,7 +225,7 @@ class FixedHyperClockCacheTest {
     void occupancyLimitEvictsForSlotsWhenEntriesAreSmallerThanEstimated() {
         var cache = cache(1 << 20, 4096);
         for (int i = 0; i < 5_000; i++) {
-            cache.insert(i, 0, bytes(16, i), 0, 16, 16, Priority.LOW);
+            cache.insert(i, 0, pattern(i, 16), 0, 16, 16, Priority.LOW);
         }
         assertTrue(cache.entryCount() <= cache.occupancyLimit());
         assertTrue(cache.stats().evictions() > 0);
@@ -245,11 +237,12 @@ class FixedHyperClockCacheTest {
         var cache = cache(capacity, 4096);
         cache.setStrictCapacityLimit(true);
         assertTrue(cache.strictCapacityLimit());
-        byte[] v = bytes(4096, 1);
+        byte[] v = pattern(1, 4096);
         List<Long> pinned = new ArrayList<>();
         long h;
         int key = 0;
-        while ((h = cache.insertPinned(key, 0, v, 0, v.length, v.length, Priority.LOW)) != Cache.MISS) {
+        while ((h = cache.insertPinned(key, 0, v, 0, v.length, v.length, Priority.LOW))
+                != Cache.MISS) {
             pinned.add(h);
             key++;
         }
@@ -265,7 +258,7 @@ class FixedHyperClockCacheTest {
     void nonStrictLimitLetsPinnedEntriesExceedCapacity() {
         long capacity = 256 << 10;
         var cache = cache(capacity, 4096);
-        byte[] v = bytes(4096, 1);
+        byte[] v = pattern(1, 4096);
         List<Long> pinned = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
             long h = cache.insertPinned(i, 0, v, 0, v.length, v.length, Priority.LOW);
@@ -285,7 +278,7 @@ class FixedHyperClockCacheTest {
     void higherPrioritySurvivesMoreSweeps() {
         long capacity = 1 << 20;
         var cache = cache(capacity, 1024);
-        byte[] v = bytes(1024, 1);
+        byte[] v = pattern(1, 1024);
         int each = 200;
         for (int i = 0; i < each; i++) {
             cache.insert(i, 1, v, 0, v.length, v.length, Priority.HIGH);
@@ -320,13 +313,13 @@ class FixedHyperClockCacheTest {
         assertEquals(2, cache.tableSlots());
         List<Long> pinned = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-            long h = cache.insertPinned(i, 7, bytes(8, i), 0, 8, 8, Priority.LOW);
+            long h = cache.insertPinned(i, 7, pattern(i, 8), 0, 8, 8, Priority.LOW);
             assertNotEquals(Cache.MISS, h);
             pinned.add(h);
         }
         assertTrue(cache.stats().standaloneInserts() >= 3);
         for (int i = 0; i < 5; i++) {
-            assertArrayEquals(bytes(8, i), read(cache, pinned.get(i)));
+            assertArrayEquals(pattern(i, 8), read(cache, pinned.get(i)));
         }
         pinned.forEach(cache::release);
         assertEquals(0, cache.standaloneUsage());
@@ -335,7 +328,7 @@ class FixedHyperClockCacheTest {
     @Test
     void setCapacityShrinksThroughLaterInserts() {
         var cache = cache(1 << 20, 1024);
-        byte[] v = bytes(1024, 1);
+        byte[] v = pattern(1, 1024);
         for (int i = 0; i < 2000; i++) {
             cache.insert(i, 0, v, 0, v.length, v.length, Priority.LOW);
         }
@@ -363,7 +356,7 @@ class FixedHyperClockCacheTest {
         assertTrue(e.getMessage().contains("evictionEffortCap"), e.getMessage());
 
         var cache = cache(1 << 20, 1024);
-        byte[] v = bytes(10, 1);
+        byte[] v = pattern(1, 10);
         e = assertThrows(IllegalArgumentException.class,
                 () -> cache.insert(1, 1, v, 0, 10, -5, Priority.LOW));
         assertTrue(e.getMessage().contains("charge"), e.getMessage());
@@ -402,7 +395,7 @@ class FixedHyperClockCacheTest {
     @Test
     void anErasingReleaseDoesNotFreeTheEntryThatReplacedItsOwn() {
         var cache = cache(1 << 20, 1024);
-        cache.insert(1, 1, bytes(10, 1), 0, 10, 10, Priority.LOW);
+        cache.insert(1, 1, pattern(1, 10), 0, 10, 10, Priority.LOW);
         long h = cache.lookup(1, 1);
         ClockShard table = cache.tables[0];
         long slot = cache.slotOf(h);
@@ -410,7 +403,7 @@ class FixedHyperClockCacheTest {
 
         long old = table.getAndAddMetaRelease(slot, ClockMeta.RELEASE_ONE); // the release's drop
         assertTrue(cache.erase(1, 1), "erase frees A v1: no reference is left");
-        assertTrue(cache.insert(1, 1, bytes(10, 2), 0, 10, 10, Priority.LOW));
+        assertTrue(cache.insert(1, 1, pattern(2, 10), 0, 10, 10, Priority.LOW));
         long h2 = cache.lookup(1, 1);
         assertEquals(slot, cache.slotOf(h2), "same slot");
         cache.release(h2);
@@ -418,7 +411,7 @@ class FixedHyperClockCacheTest {
         assertFalse(table.freeIfUnreferenced(slot, old, old + ClockMeta.RELEASE_ONE, stamp),
                 "the release freed the newcomer");
         long h3 = cache.lookup(1, 1);
-        assertArrayEquals(bytes(10, 2), read(cache, h3));
+        assertArrayEquals(pattern(2, 10), read(cache, h3));
         cache.release(h3);
         assertEquals(1, cache.entryCount());
     }
@@ -426,7 +419,7 @@ class FixedHyperClockCacheTest {
     @Test
     void closeFreesEntriesPinnedAndStandalone() {
         var cache = cache(1 << 20, 1024);
-        byte[] v = bytes(100, 1);
+        byte[] v = pattern(1, 100);
         for (int i = 0; i < 100; i++) {
             cache.insert(i, 0, v, 0, 100, 100, Priority.LOW);
         }

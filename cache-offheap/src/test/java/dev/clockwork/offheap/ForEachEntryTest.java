@@ -1,5 +1,6 @@
 package dev.clockwork.offheap;
 
+import static dev.clockwork.offheap.TestValues.checksum;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -32,36 +33,11 @@ import org.junit.jupiter.params.provider.EnumSource;
  * exactly once per pass; misuse refused with the argument named; close during a visit safe.
  */
 class ForEachEntryTest {
-
-    enum Type {
-        FIXED {
-            @Override
-            Cache build(long capacity, int shardBits) {
-                return FixedHyperClockCache.builder().capacity(capacity).estimatedEntryCharge(200)
-                        .numShardBits(shardBits).build();
-            }
-        },
-        AUTO {
-            @Override
-            Cache build(long capacity, int shardBits) {
-                return AutoHyperClockCache.builder().capacity(capacity).numShardBits(shardBits)
-                        .build();
-            }
-        },
-        LRU {
-            @Override
-            Cache build(long capacity, int shardBits) {
-                return LruCache.builder().capacity(capacity).numShardBits(shardBits).build();
-            }
-        };
-
-        abstract Cache build(long capacity, int shardBits);
-    }
-
     private final List<Cache> caches = new ArrayList<>();
 
-    private Cache cache(Type type, long capacity, int shardBits) {
-        Cache cache = type.build(capacity, shardBits);
+    /** A cache of {@code kind}, closed after the test; a fixed table sized for 200-byte entries. */
+    private Cache cache(CacheKind kind, long capacity, int shardBits) {
+        Cache cache = kind.build(capacity, 200, shardBits);
         caches.add(cache);
         return cache;
     }
@@ -96,14 +72,6 @@ class ForEachEntryTest {
         }
         s.set(ValueLayout.JAVA_LONG_UNALIGNED, length - 8, checksum(s, length - 8));
         return v;
-    }
-
-    static long checksum(MemorySegment s, long length) {
-        long h = 0x9E3779B97F4A7C15L;
-        for (long i = 0; i < length; i++) {
-            h = (h ^ s.get(ValueLayout.JAVA_BYTE, i)) * 0x100000001B3L;
-        }
-        return h;
     }
 
     /** Null if the visited value is intact and is the visited key's; else what is wrong. */
@@ -198,9 +166,9 @@ class ForEachEntryTest {
     // ---------------------------------------------------------------- quiescent
 
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void aQuiescentCacheIsVisitedExactly(Type type) {
-        Cache cache = cache(type, 4 << 20, 2);
+    @EnumSource(CacheKind.class)
+    void aQuiescentCacheIsVisitedExactly(CacheKind kind) {
+        Cache cache = cache(kind, 4 << 20, 2);
         Map<Long, byte[]> expected = new HashMap<>();
         for (long k = 0; k < 3_000; k++) {
             assertTrue(insert(cache, k, 0));
@@ -221,9 +189,9 @@ class ForEachEntryTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void evictedEntriesAreNotVisited(Type type) {
-        Cache cache = cache(type, 256 << 10, 0);
+    @EnumSource(CacheKind.class)
+    void evictedEntriesAreNotVisited(CacheKind kind) {
+        Cache cache = cache(kind, 256 << 10, 0);
         for (long k = 0; k < 5_000; k++) {
             insert(cache, k, 0);
         }
@@ -234,9 +202,9 @@ class ForEachEntryTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void pinnedEntriesAreVisitedAndErasedPinnedOnesAreNot(Type type) {
-        Cache cache = cache(type, 1 << 20, 0);
+    @EnumSource(CacheKind.class)
+    void pinnedEntriesAreVisitedAndErasedPinnedOnesAreNot(CacheKind kind) {
+        Cache cache = cache(kind, 1 << 20, 0);
         long pinnedKept = insertPinned(cache, 1, 0);
         long pinnedErased = insertPinned(cache, 2, 0);
         assertTrue(insert(cache, 3, 0));
@@ -258,9 +226,9 @@ class ForEachEntryTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void aVisitorThatSkipsValuesGetsNull(Type type) {
-        Cache cache = cache(type, 1 << 20, 1);
+    @EnumSource(CacheKind.class)
+    void aVisitorThatSkipsValuesGetsNull(CacheKind kind) {
+        Cache cache = cache(kind, 1 << 20, 1);
         for (long k = 0; k < 100; k++) {
             insert(cache, k, 0);
         }
@@ -296,14 +264,14 @@ class ForEachEntryTest {
      * must be intact and its key's. Auto tables start at one page and grow during the test.
      */
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void concurrentWritersNeverShowATornValueAndStableEntriesAreSeenOncePerPass(Type type)
+    @EnumSource(CacheKind.class)
+    void concurrentWritersNeverShowATornValueAndStableEntriesAreSeenOncePerPass(CacheKind kind)
             throws Exception {
         final int stable = 300;
         final int writers = 2;
         final long writerKeys = 6_000;
         final int opsPerWriter = 150_000;
-        Cache cache = cache(type, 512 << 10, 1);
+        Cache cache = cache(kind, 512 << 10, 1);
         long[] stableHandles = new long[stable];
         for (int i = 0; i < stable; i++) {
             stableHandles[i] = insertPinned(cache, i, 0);
@@ -385,7 +353,7 @@ class ForEachEntryTest {
         done.set(true);
         visitorThread.join();
         if (failure.get() != null) {
-            throw new AssertionError(type + ": " + failure.get(), failure.get());
+            throw new AssertionError(kind + ": " + failure.get(), failure.get());
         }
         assertTrue(passes[0] > 0, "no complete pass");
         assertTrue(cache.stats().evictions() > 0, "the writers must evict");
@@ -395,10 +363,10 @@ class ForEachEntryTest {
         assertEquals(0, cache.pinnedUsage(), "a visit left a reference behind");
         // Quiescent again: exactly the keys lookups find, one visit per entry. (A HyperClock
         // cache may hold a key twice after racing inserts; a lookup finds one of the copies.)
-        Map<Long, Seen> seen = visitAll(cache, 256, type != Type.LRU);
+        Map<Long, Seen> seen = visitAll(cache, 256, kind != CacheKind.LRU);
         Map<Long, byte[]> present = present(cache, stable + writerKeys);
         assertEquals(present.keySet(), seen.keySet(), "visited keys");
-        if (type == Type.LRU) {
+        if (kind == CacheKind.LRU) {
             assertSameEntries(present, seen);
         }
     }
@@ -406,9 +374,9 @@ class ForEachEntryTest {
     // ---------------------------------------------------------------- misuse and close
 
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void misuseIsRefusedNamingTheArgument(Type type) {
-        Cache cache = cache(type, 1 << 20, 0);
+    @EnumSource(CacheKind.class)
+    void misuseIsRefusedNamingTheArgument(CacheKind kind) {
+        Cache cache = cache(kind, 1 << 20, 0);
         insert(cache, 1, 0);
         var npe = assertThrows(NullPointerException.class, () -> cache.forEachEntry(null, 1));
         assertTrue(npe.getMessage().contains("visitor"), npe.getMessage());
@@ -425,9 +393,9 @@ class ForEachEntryTest {
 
     /** A visitor that throws leaves no reference and no lock behind. */
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void aThrowingVisitorLeavesTheCacheAsItWas(Type type) {
-        Cache cache = cache(type, 1 << 20, 0);
+    @EnumSource(CacheKind.class)
+    void aThrowingVisitorLeavesTheCacheAsItWas(CacheKind kind) {
+        Cache cache = cache(kind, 1 << 20, 0);
         for (long k = 0; k < 10; k++) {
             insert(cache, k, 0);
         }
@@ -446,9 +414,9 @@ class ForEachEntryTest {
      * the visit's release frees it. LRU: any call into the visited shard is refused.
      */
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void callsFromTheVisitorBehaveAsDocumented(Type type) {
-        Cache cache = cache(type, 1 << 20, 0);
+    @EnumSource(CacheKind.class)
+    void callsFromTheVisitorBehaveAsDocumented(CacheKind kind) {
+        Cache cache = cache(kind, 1 << 20, 0);
         for (long k = 0; k < 10; k++) {
             insert(cache, k, 0);
         }
@@ -469,7 +437,7 @@ class ForEachEntryTest {
                 outcomes.add("REFUSED");
             }
         }, 256);
-        if (type == Type.LRU) {
+        if (kind == CacheKind.LRU) {
             assertEquals(List.of("REFUSED"), outcomes);
             assertEquals(usageBefore, cache.usage());
             assertEquals(10, visitAll(cache, 256).size());
@@ -484,9 +452,9 @@ class ForEachEntryTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void closeFromTheVisitorStopsTheVisitAndFreesEverything(Type type) {
-        Cache cache = cache(type, 1 << 20, 1);
+    @EnumSource(CacheKind.class)
+    void closeFromTheVisitorStopsTheVisitAndFreesEverything(CacheKind kind) {
+        Cache cache = cache(kind, 1 << 20, 1);
         for (long k = 0; k < 200; k++) {
             insert(cache, k, 0);
         }
@@ -503,10 +471,10 @@ class ForEachEntryTest {
 
     /** Close from another thread while visits run: each visit completes or throws, no leak. */
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void closeRacingVisitsIsSafe(Type type) throws Exception {
+    @EnumSource(CacheKind.class)
+    void closeRacingVisitsIsSafe(CacheKind kind) throws Exception {
         for (int round = 0; round < 20; round++) {
-            Cache cache = cache(type, 1 << 20, 1);
+            Cache cache = cache(kind, 1 << 20, 1);
             for (long k = 0; k < 1_000; k++) {
                 insert(cache, k, 0);
             }
@@ -547,9 +515,9 @@ class ForEachEntryTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void anEmptyCacheIsVisitedWithoutCalls(Type type) {
-        Cache cache = cache(type, 1 << 20, 2);
+    @EnumSource(CacheKind.class)
+    void anEmptyCacheIsVisitedWithoutCalls(CacheKind kind) {
+        Cache cache = cache(kind, 1 << 20, 2);
         cache.forEachEntry((k0, k1, v, c) -> {
             throw new AssertionError("no entries");
         }, 1);

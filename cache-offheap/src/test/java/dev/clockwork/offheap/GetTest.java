@@ -1,5 +1,6 @@
 package dev.clockwork.offheap;
 
+import static dev.clockwork.offheap.TestValues.versioned;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -19,7 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** {@link Cache#get}: "look up, copy, let go" in one call, on every cache type. */
 class GetTest {
@@ -29,32 +30,10 @@ class GetTest {
         assertEquals(0, NativeMemory.outstandingBytes());
     }
 
-    static ShardedCache build(String type, long capacity) {
-        return switch (type) {
-            case "fixed" -> FixedHyperClockCache.builder().capacity(capacity)
-                    .estimatedEntryCharge(64).numShardBits(1).build();
-            case "auto" -> AutoHyperClockCache.builder().capacity(capacity).numShardBits(1).build();
-            case "lru" -> LruCache.builder().capacity(capacity).numShardBits(1).build();
-            default -> throw new IllegalArgumentException(type);
-        };
-    }
-
-    /** A value that names its key and version: 8 bytes of key, 8 of version, then a pattern. */
-    static byte[] valueOf(long key, long version, int length) {
-        byte[] v = new byte[length];
-        MemorySegment s = MemorySegment.ofArray(v);
-        s.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, key);
-        s.set(ValueLayout.JAVA_LONG_UNALIGNED, 8, version);
-        for (int i = 16; i < length; i++) {
-            v[i] = (byte) (key * 31 + version * 7 + i);
-        }
-        return v;
-    }
-
     /**
      * A writer for the read races: until {@code stop}, erases one key in four it picks among
-     * {@code keys} and inserts a new version of the others ({@link #valueOf}, charge 64), so
-     * slots and value memory are freed and reused under the readers all the time.
+     * {@code keys} and inserts a new version of the others ({@link TestValues#versioned},
+     * charge 64), so slots and value memory are freed and reused under the readers all the time.
      */
     static Thread churn(ShardedCache cache, int keys, int length, AtomicBoolean stop) {
         return new Thread(() -> {
@@ -65,7 +44,7 @@ class GetTest {
                 if (random.nextInt(4) == 0) {
                     cache.erase(key, ~key);
                 } else {
-                    byte[] v = valueOf(key, ++version, length);
+                    byte[] v = versioned(key, ++version, length);
                     cache.insert(key, ~key, v, 0, length, 64, Priority.LOW);
                 }
             }
@@ -73,10 +52,10 @@ class GetTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"fixed", "auto", "lru"})
-    void copiesHitsAndSaysAbsent(String type) {
-        try (ShardedCache cache = build(type, 1 << 20)) {
-            byte[] v = valueOf(7, 1, 100);
+    @EnumSource(CacheKind.class)
+    void copiesHitsAndSaysAbsent(CacheKind kind) {
+        try (ShardedCache cache = kind.build(1 << 20, 64, 1)) {
+            byte[] v = versioned(7, 1, 100);
             assertTrue(cache.insert(7, 70, v, 0, v.length, 100, Priority.LOW));
             byte[] dst = new byte[120];
             assertEquals(100, cache.get(7, 70, dst, 20));
@@ -96,10 +75,10 @@ class GetTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"fixed", "auto", "lru"})
-    void refusesBadArgumentsNamingThem(String type) {
-        try (ShardedCache cache = build(type, 1 << 20)) {
-            byte[] v = valueOf(1, 1, 64);
+    @EnumSource(CacheKind.class)
+    void refusesBadArgumentsNamingThem(CacheKind kind) {
+        try (ShardedCache cache = kind.build(1 << 20, 64, 1)) {
+            byte[] v = versioned(1, 1, 64);
             cache.insert(1, 1, v, 0, v.length, 64, Priority.LOW);
             var tooSmall = assertThrows(IllegalArgumentException.class,
                     () -> cache.get(1, 1, new byte[70], 10));
@@ -113,16 +92,16 @@ class GetTest {
                     () -> cache.get(1, 1, MemorySegment.ofArray(new byte[64]), 65));
             assertEquals(0, cache.pinnedUsage(), "a refused get leaves nothing pinned");
         }
-        ShardedCache closed = build(type, 1 << 20);
+        ShardedCache closed = kind.build(1 << 20, 64, 1);
         closed.close();
         assertThrows(IllegalStateException.class, () -> closed.get(1, 1, new byte[64], 0));
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"fixed", "auto", "lru"})
-    void checkedCacheReadsThroughTheWrappedCache(String type) {
-        try (Cache cache = new CheckedCache(build(type, 1 << 20))) {
-            byte[] v = valueOf(3, 1, 40);
+    @EnumSource(CacheKind.class)
+    void checkedCacheReadsThroughTheWrappedCache(CacheKind kind) {
+        try (Cache cache = new CheckedCache(kind.build(1 << 20, 64, 1))) {
+            byte[] v = versioned(3, 1, 40);
             cache.insert(3, 3, v, 0, v.length, 40, Priority.LOW);
             byte[] dst = new byte[40];
             assertEquals(40, cache.get(3, 3, dst, 0));
@@ -135,10 +114,10 @@ class GetTest {
      * same answers as small ones.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"fixed", "auto", "lru"})
-    void largeValues(String type) {
-        try (ShardedCache cache = build(type, 8 << 20)) {
-            byte[] v = valueOf(5, 2, 200_000);
+    @EnumSource(CacheKind.class)
+    void largeValues(CacheKind kind) {
+        try (ShardedCache cache = kind.build(8 << 20, 64, 1)) {
+            byte[] v = versioned(5, 2, 200_000);
             assertTrue(cache.insert(5, 5, v, 0, v.length, v.length, Priority.LOW));
             byte[] dst = new byte[200_000];
             assertEquals(200_000, cache.get(5, 5, dst, 0));
@@ -155,11 +134,12 @@ class GetTest {
      * wrong length), and no reference may be left behind.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"fixed", "auto", "lru"})
-    void readersNeverSeeAnotherKeysOrATornValue(String type) throws Exception {
+    @EnumSource(CacheKind.class)
+    void readersNeverSeeAnotherKeysOrATornValue(CacheKind kind) throws Exception {
         int keys = 256;
         int length = 96;
-        try (ShardedCache cache = build(type, 64L * 200)) { // room for ~100: constant eviction
+        // Room for ~100 entries: constant eviction.
+        try (ShardedCache cache = kind.build(64L * 200, 64, 1)) {
             AtomicBoolean stop = new AtomicBoolean();
             AtomicReference<String> failure = new AtomicReference<>();
             AtomicLong hits = new AtomicLong();
@@ -180,7 +160,7 @@ class GetTest {
                         long version = MemorySegment.ofArray(dst)
                                 .get(ValueLayout.JAVA_LONG_UNALIGNED, 8);
                         if (n != length || !java.util.Arrays.equals(dst,
-                                valueOf(key, version, length))) {
+                                versioned(key, version, length))) {
                             failure.compareAndSet(null, "key " + key + ": read " + n
                                     + " bytes naming key " + MemorySegment.ofArray(dst)
                                     .get(ValueLayout.JAVA_LONG_UNALIGNED, 0)

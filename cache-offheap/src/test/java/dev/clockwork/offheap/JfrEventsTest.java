@@ -13,7 +13,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Supplier;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
@@ -72,38 +71,15 @@ class JfrEventsTest {
 
     // ---------------------------------------------------------------- what provokes each
 
-    enum Kind {
-        FIXED(() -> FixedHyperClockCache.builder().capacity(1 << 20).estimatedEntryCharge(1024)
-                .numShardBits(0).chargeMetadata(false)),
-        AUTO(() -> AutoHyperClockCache.builder().capacity(1 << 20).numShardBits(0)
-                .chargeMetadata(false)),
-        LRU(() -> LruCache.builder().capacity(1 << 20).numShardBits(0).chargeMetadata(false));
+    /** A 1 MiB one-shard cache of {@code kind}, metadata not charged. */
+    private static ShardedCache build(CacheKind kind, boolean strict) {
+        return kind.builder(1 << 20, 1024).numShardBits(0).chargeMetadata(false)
+                .strictCapacityLimit(strict).build();
+    }
 
-        final Supplier<CacheOptions<?>> builder;
-
-        Kind(Supplier<CacheOptions<?>> builder) {
-            this.builder = builder;
-        }
-
-        /** A 1 MiB one-shard cache of this kind, metadata not charged. */
-        ShardedCache build(boolean strict) {
-            return builder.get().strictCapacityLimit(strict).build();
-        }
-
-        /** The same with TinyLFU, as small as {@code AdmissionTest}'s (1000 entries of 1). */
-        ShardedCache buildWithTinyLfu() {
-            return switch (this) {
-                case FIXED -> FixedHyperClockCache.builder().capacity(1000)
-                        .estimatedEntryCharge(1).numShardBits(0).chargeMetadata(false)
-                        .admission(AdmissionPolicy.TINY_LFU).build();
-                case AUTO -> AutoHyperClockCache.builder().capacity(1000).minAvgEntryCharge(1)
-                        .numShardBits(0).chargeMetadata(false)
-                        .admission(AdmissionPolicy.TINY_LFU).build();
-                case LRU -> LruCache.builder().capacity(1000).numShardBits(0)
-                        .chargeMetadata(false).highPriPoolRatio(0)
-                        .admission(AdmissionPolicy.TINY_LFU).build();
-            };
-        }
+    /** The same with TinyLFU, as small as {@code AdmissionTest}'s (1000 entries of 1). */
+    private static ShardedCache buildWithTinyLfu(CacheKind kind) {
+        return kind.unitCharged(1000).admission(AdmissionPolicy.TINY_LFU).build();
     }
 
     /** Pins entries of 1000 until the strict cache refuses one; returns the refusals (2). */
@@ -156,14 +132,14 @@ class JfrEventsTest {
     // ---------------------------------------------------------------- the tests
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void aStrictCacheOverfilledRecordsEachRefusal(Kind kind) throws IOException {
-        try (ShardedCache cache = kind.build(true)) {
+    @EnumSource(CacheKind.class)
+    void aStrictCacheOverfilledRecordsEachRefusal(CacheKind kind) throws IOException {
+        try (ShardedCache cache = build(kind, true)) {
             List<Long> pinned = new ArrayList<>();
             List<RecordedEvent> events = of(record(true, () -> overfillStrict(cache, pinned)),
                     MEMORY_LIMIT, cache);
             long rejects = cache.stats().memoryLimitRejects();
-            assertEquals(kind == Kind.LRU ? 1 : 2, rejects);
+            assertEquals(kind == CacheKind.LRU ? 1 : 2, rejects);
             assertEquals(rejects, events.size());
             RecordedEvent first = events.get(0);
             assertEquals(cache.getClass().getSimpleName(), first.getString("cacheType"));
@@ -174,7 +150,7 @@ class JfrEventsTest {
             assertTrue(first.getBoolean("strict"));
             assertTrue(first.getBoolean("pinnedInsert"));
             assertNotNull(first.getStackTrace(), "a refusal's caller is worth a stack");
-            if (kind != Kind.LRU) {
+            if (kind != CacheKind.LRU) {
                 assertFalse(events.get(1).getBoolean("pinnedInsert"));
             }
             pinned.forEach(cache::release);
@@ -182,9 +158,9 @@ class JfrEventsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Kind.class, names = {"FIXED", "AUTO"})
-    void anEvictionThatGivesUpRecordsItsEffort(Kind kind) throws IOException {
-        try (ShardedCache cache = kind.build(false)) {
+    @EnumSource(value = CacheKind.class, names = {"FIXED", "AUTO"})
+    void anEvictionThatGivesUpRecordsItsEffort(CacheKind kind) throws IOException {
+        try (ShardedCache cache = build(kind, false)) {
             List<Long> pinned = new ArrayList<>();
             List<RecordedEvent> events = of(record(true, () -> pinned.addAll(
                     pinPastCapacity(cache))), EFFORT, cache);
@@ -233,9 +209,9 @@ class JfrEventsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void aTinyLfuCacheRefusingOneOffKeysRecordsEachRefusal(Kind kind) throws IOException {
-        try (ShardedCache cache = kind.buildWithTinyLfu()) {
+    @EnumSource(CacheKind.class)
+    void aTinyLfuCacheRefusingOneOffKeysRecordsEachRefusal(CacheKind kind) throws IOException {
+        try (ShardedCache cache = buildWithTinyLfu(kind)) {
             int[] refused = new int[1];
             List<RecordedEvent> events = of(record(true, () -> refused[0] = offerOneOffKeys(cache)),
                     ADMISSION, cache);
@@ -243,7 +219,7 @@ class JfrEventsTest {
             assertTrue(rejects > 0, "one-off keys lose to hot ones");
             assertEquals(rejects, events.size(), "one event per admission reject");
             long windowLosers = events.stream().filter(e -> e.getBoolean("windowLoser")).count();
-            if (kind == Kind.LRU) {
+            if (kind == CacheKind.LRU) {
                 // New entries enter the admission window; its oldest lose their duels later.
                 assertEquals(rejects - refused[0], windowLosers);
                 assertTrue(windowLosers > 0);
@@ -260,10 +236,10 @@ class JfrEventsTest {
 
     @Test
     void nothingIsRecordedWhileTheEventsAreOff() throws IOException {
-        try (ShardedCache strict = Kind.FIXED.build(true);
-             ShardedCache lru = Kind.LRU.build(true);
-             ShardedCache pinnedAuto = Kind.AUTO.build(false);
-             ShardedCache admitting = Kind.AUTO.buildWithTinyLfu()) {
+        try (ShardedCache strict = build(CacheKind.FIXED, true);
+             ShardedCache lru = build(CacheKind.LRU, true);
+             ShardedCache pinnedAuto = build(CacheKind.AUTO, false);
+             ShardedCache admitting = buildWithTinyLfu(CacheKind.AUTO)) {
             List<Long> pinned = new ArrayList<>();
             List<Long> lruPinned = new ArrayList<>();
             List<Long> autoPinned = new ArrayList<>();

@@ -3,6 +3,7 @@ package dev.clockwork.offheap;
 import static dev.clockwork.cache.Priority.BOTTOM;
 import static dev.clockwork.cache.Priority.HIGH;
 import static dev.clockwork.cache.Priority.LOW;
+import static dev.clockwork.offheap.TestValues.naming;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -63,17 +64,8 @@ class LruScanResistanceTest {
 
     // ---------------------------------------------------------------- keys and values
 
-    /** 16 bytes naming the key; the charge stands for a 1 KiB block. */
-    private static byte[] valueOf(long key0, long key1) {
-        byte[] v = new byte[16];
-        MemorySegment s = MemorySegment.ofArray(v);
-        s.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, key0);
-        s.set(ValueLayout.JAVA_LONG_UNALIGNED, 8, key1);
-        return v;
-    }
-
     private static void insert(Cache cache, long key0, long key1, long charge, Priority priority) {
-        byte[] v = valueOf(key0, key1);
+        byte[] v = naming(key0, key1);
         assertTrue(cache.insert(key0, key1, v, 0, v.length, charge, priority));
     }
 

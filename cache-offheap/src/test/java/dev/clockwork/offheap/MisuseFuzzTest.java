@@ -1,15 +1,11 @@
 package dev.clockwork.offheap;
 
 import static dev.clockwork.offheap.MisuseKit.hex;
-
 import static dev.clockwork.offheap.MisuseKit.isRefusal;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.clockwork.cache.Cache;
-import dev.clockwork.offheap.MisuseKit.Kind;
-
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,7 +23,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The misuse contract (no call sequence crashes the JVM or corrupts another caller's entry) under random use: {@value #THREADS} threads interleave valid and invalid
+ * The misuse contract (no call sequence crashes the JVM or corrupts another caller's entry)
+ * under random use: {@value #THREADS} threads interleave valid and invalid
  * calls on one small cache of each type ({@value #KEYS} keys, so threads collide on keys; a
  * capacity of a few dozen values, so inserts evict and pinned inserts go standalone on
  * HyperClock). No call sequence may crash the JVM, hang, return another entry's bytes to anyone,
@@ -132,9 +129,9 @@ class MisuseFuzzTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
+    @EnumSource(CacheKind.class)
     @Timeout(value = 10 * 60 + 120, unit = TimeUnit.SECONDS)
-    void randomMisuseNeverCrashesCorruptsOrLeaks(Kind kind) throws InterruptedException {
+    void randomMisuseNeverCrashesCorruptsOrLeaks(CacheKind kind) throws InterruptedException {
         long seed = SEED != null ? SEED : System.nanoTime() ^ kind.ordinal();
         System.out.println("MisuseFuzzTest " + kind + ": seed " + seed + ", " + SECONDS + " s");
         long baseline = NativeMemory.outstandingBytes();
@@ -162,7 +159,7 @@ class MisuseFuzzTest {
 
     /** One fuzz run on one cache. */
     private static final class Run {
-        final Kind kind;
+        final CacheKind kind;
         final long seed;
         final Cache cache;
         final AtomicLong versions = new AtomicLong();
@@ -188,10 +185,10 @@ class MisuseFuzzTest {
         volatile boolean stop;
         long deadline;
 
-        Run(Kind kind, long seed) {
+        Run(CacheKind kind, long seed) {
             this.kind = kind;
             this.seed = seed;
-            this.cache = kind.build(CAPACITY, ESTIMATED_CHARGE, 0);
+            this.cache = MisuseKit.build(kind, CAPACITY, ESTIMATED_CHARGE, 0);
         }
 
         String where() {

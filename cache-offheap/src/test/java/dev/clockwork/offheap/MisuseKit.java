@@ -7,11 +7,11 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * Shared pieces of {@link MisuseFuzzTest} and {@link MisuseRaceTest} (the misuse contract: no call sequence
- * may crash the JVM or corrupt another caller's entry): the three cache types, built through their
- * public builders only (the handle layout is the cache's business, so nothing here decodes a
- * handle); values that name their key and version, so that every read can be checked; and what
- * counts as a refused call.
+ * Shared pieces of {@link MisuseFuzzTest} and {@link MisuseRaceTest} (the misuse contract: no
+ * call sequence may crash the JVM or corrupt another caller's entry): caches of each
+ * {@link CacheKind} with a known hash seed, built through their public builders only (the handle
+ * layout is the cache's business, so nothing here decodes a handle); values that name their key
+ * and version, so that every read can be checked; and what counts as a refused call.
  *
  * <h2>Values</h2>
  * A value is a whole number of 8-byte words: the key (tagged), the version, then words mixed from
@@ -35,49 +35,20 @@ final class MisuseKit {
     /** The seed every cache built here hashes keys with, so that tests can hash keys too. */
     static final long HASH_SEED = 0x6B65_7953_6565_6400L;
 
-    /** The cache types, each with one shard unless asked otherwise. */
-    enum Kind {
-        FIXED {
-            @Override
-            ShardedCache build(long capacity, long estimatedEntryCharge, int shardBits,
-                               Admission admission) {
-                return FixedHyperClockCache.builder().capacity(capacity)
-                        .estimatedEntryCharge(estimatedEntryCharge).numShardBits(shardBits)
-                        .admission(admission).hashSeed(HASH_SEED).build();
-            }
-        },
-        AUTO {
-            @Override
-            ShardedCache build(long capacity, long estimatedEntryCharge, int shardBits,
-                               Admission admission) {
-                return AutoHyperClockCache.builder().capacity(capacity).numShardBits(shardBits)
-                        .admission(admission).hashSeed(HASH_SEED).build();
-            }
-        },
-        LRU {
-            @Override
-            ShardedCache build(long capacity, long estimatedEntryCharge, int shardBits,
-                               Admission admission) {
-                return LruCache.builder().capacity(capacity).numShardBits(shardBits)
-                        .admission(admission).hashSeed(HASH_SEED).build();
-            }
-        };
+    /**
+     * A cache of {@code kind} hashing with {@link #HASH_SEED}; {@code estimatedEntryCharge} sizes
+     * a fixed table (the others ignore it).
+     */
+    static ShardedCache build(CacheKind kind, long capacity, long estimatedEntryCharge,
+                              int shardBits) {
+        return build(kind, capacity, estimatedEntryCharge, shardBits, Admission.ALWAYS);
+    }
 
-        /**
-         * A cache of this type; {@code estimatedEntryCharge} sizes a fixed table (the others
-         * ignore it).
-         */
-        Cache build(long capacity, long estimatedEntryCharge, int shardBits) {
-            return build(capacity, estimatedEntryCharge, shardBits, Admission.ALWAYS);
-        }
-
-        /** As {@link #build(long, long, int)}, asking {@code admission} before evicting. */
-        abstract ShardedCache build(long capacity, long estimatedEntryCharge, int shardBits,
-                                    Admission admission);
-
-        boolean hyperClock() {
-            return this != LRU;
-        }
+    /** As {@link #build(CacheKind, long, long, int)}, asking {@code admission} before evicting. */
+    static ShardedCache build(CacheKind kind, long capacity, long estimatedEntryCharge,
+                              int shardBits, Admission admission) {
+        return kind.builder(capacity, estimatedEntryCharge).numShardBits(shardBits)
+                .admission(admission).hashSeed(HASH_SEED).build();
     }
 
     /** The length of every value of {@code key}: {@code base} or {@code base + 8} bytes. */

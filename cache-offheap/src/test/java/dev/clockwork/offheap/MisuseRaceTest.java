@@ -1,17 +1,13 @@
 package dev.clockwork.offheap;
 
 import static dev.clockwork.offheap.MisuseKit.hex;
-
 import static dev.clockwork.offheap.MisuseKit.isRefusal;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.clockwork.cache.Cache;
-import dev.clockwork.offheap.MisuseKit.Kind;
-
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -45,7 +41,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * shared), so it is accepted, and that caller's own release is refused later. The tests that race
  * a double release against correct callers therefore count accepted double releases and excuse
  * exactly as many refusals ({@link #aDoubleReleaseAmongCorrectUsersTakesExactlyOneReference}), or
- * refusals of exactly those entries ({@link #aDoubleReleaseRacingEraseAndReinsertNeverCrashesOrCorrupts}:
+ * refusals of exactly those entries
+ * ({@link #aDoubleReleaseRacingEraseAndReinsertNeverCrashesOrCorrupts}:
  * each insert has its own version, so a version names one entry instance).
  */
 class MisuseRaceTest {
@@ -87,12 +84,12 @@ class MisuseRaceTest {
                 "native balance after close (below: a double free; above: a leak)");
     }
 
-    private Cache cache(Kind kind) {
+    private Cache cache(CacheKind kind) {
         return cache(kind, CAPACITY);
     }
 
-    private Cache cache(Kind kind, long capacity) {
-        Cache cache = kind.build(capacity, ENTRY_CHARGE, 0);
+    private Cache cache(CacheKind kind, long capacity) {
+        Cache cache = MisuseKit.build(kind, capacity, ENTRY_CHARGE, 0);
         caches.add(cache);
         return cache;
     }
@@ -142,9 +139,9 @@ class MisuseRaceTest {
      * that steps back (a leaked entry whose standalone usage stays).
      */
     @ParameterizedTest
-    @EnumSource(value = Kind.class, names = {"FIXED", "AUTO"})
+    @EnumSource(value = CacheKind.class, names = {"FIXED", "AUTO"})
     @Timeout(60)
-    void twoReleasesOfOneStandaloneHandleFreeItExactlyOnce(Kind kind) {
+    void twoReleasesOfOneStandaloneHandleFreeItExactlyOnce(CacheKind kind) {
         HyperClockCache cache = (HyperClockCache) cache(kind);
         insertFresh(cache, A, 0);
         long usage = cache.usage();
@@ -192,9 +189,9 @@ class MisuseRaceTest {
      * accept double releases by the thousand, or refuse a correct caller and leak its pin.
      */
     @ParameterizedTest
-    @EnumSource(Kind.class)
+    @EnumSource(CacheKind.class)
     @Timeout(60)
-    void aDoubleReleaseAmongCorrectUsersTakesExactlyOneReference(Kind kind)
+    void aDoubleReleaseAmongCorrectUsersTakesExactlyOneReference(CacheKind kind)
             throws InterruptedException {
         Cache cache = cache(kind);
         insertFresh(cache, A, 0);
@@ -268,9 +265,9 @@ class MisuseRaceTest {
      * a hang (a cyclic chain on Auto made a later erase loop forever), a crash.
      */
     @ParameterizedTest
-    @EnumSource(Kind.class)
+    @EnumSource(CacheKind.class)
     @Timeout(60)
-    void aDoubleReleaseRacingEraseAndReinsertNeverCrashesOrCorrupts(Kind kind)
+    void aDoubleReleaseRacingEraseAndReinsertNeverCrashesOrCorrupts(CacheKind kind)
             throws InterruptedException {
         Cache cache = cache(kind);
         insertFresh(cache, A, versions.incrementAndGet());
@@ -372,9 +369,9 @@ class MisuseRaceTest {
      * bytes, returned as A's); reads take the address first and check the stamp after it.
      */
     @ParameterizedTest
-    @EnumSource(Kind.class)
+    @EnumSource(CacheKind.class)
     @Timeout(60)
-    void readsThroughAReleasedHandleRacingEraseReturnItsBytesOrAreRefused(Kind kind) {
+    void readsThroughAReleasedHandleRacingEraseReturnItsBytesOrAreRefused(CacheKind kind) {
         Cache cache = cache(kind);
         long[] handle = new long[1];
         long[] version = new long[1];
@@ -449,9 +446,9 @@ class MisuseRaceTest {
      * neighbour's entry and reads another key's bytes; stamps are seeded per slot.
      */
     @ParameterizedTest
-    @EnumSource(Kind.class)
+    @EnumSource(CacheKind.class)
     @Timeout(60)
-    void singleBitFlipsOfLiveHandlesAreRefused(Kind kind) throws InterruptedException {
+    void singleBitFlipsOfLiveHandlesAreRefused(CacheKind kind) throws InterruptedException {
         Cache cache = cache(kind, FORGERY_CAPACITY);
         long[] live = pinDistinctKeys(cache, LIVE_HANDLES);
         Forgeries forgeries = new Forgeries(cache);
@@ -473,9 +470,9 @@ class MisuseRaceTest {
 
     /** Random 64-bit numbers as handles, among {@value #LIVE_HANDLES} live entries. */
     @ParameterizedTest
-    @EnumSource(Kind.class)
+    @EnumSource(CacheKind.class)
     @Timeout(60)
-    void randomHandlesAreRefused(Kind kind) throws InterruptedException {
+    void randomHandlesAreRefused(CacheKind kind) throws InterruptedException {
         Cache cache = cache(kind, FORGERY_CAPACITY);
         long[] live = pinDistinctKeys(cache, LIVE_HANDLES);
         Forgeries forgeries = new Forgeries(cache);

@@ -1,5 +1,6 @@
 package dev.clockwork.offheap;
 
+import static dev.clockwork.offheap.TestValues.pattern;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -7,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.offheap.clock.ClockHandle;
+import dev.clockwork.offheap.lru.LruHandle;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -16,8 +19,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import dev.clockwork.offheap.clock.ClockHandle;
-import dev.clockwork.offheap.lru.LruHandle;
 
 /**
  * Every misuse a caller can make, on every cache type: each gives a clear exception (naming the
@@ -31,66 +32,24 @@ import dev.clockwork.offheap.lru.LruHandle;
 class MisuseTest {
     private static final long CAPACITY = 64 << 10;
 
-    /** The cache types, with what tells their handles' slots apart and their own methods. */
-    enum Type {
-        FIXED {
-            @Override
-            Cache build(long capacity) {
-                return FixedHyperClockCache.builder().capacity(capacity).estimatedEntryCharge(64)
-                        .numShardBits(0).build();
-            }
+    /** A one-shard cache of {@code kind}, a fixed table sized for entries of 64 bytes. */
+    private static Cache build(CacheKind kind, long capacity) {
+        return kind.build(capacity, 64, 0);
+    }
 
-            @Override
-            long slotOf(long handle) {
-                return ClockHandle.slotIndex(handle, 0);
-            }
+    /** Which slot or record a handle of a one-shard cache names, whatever its generation. */
+    private static long slotOf(CacheKind kind, long handle) {
+        return kind.hyperClock() ? ClockHandle.slotIndex(handle, 0) : LruHandle.index(handle, 0);
+    }
 
-            @Override
-            List<Executable> ownMethods(Cache cache) {
-                return List.of(((HyperClockCache) cache)::tableReport);
-            }
-        },
-        AUTO {
-            @Override
-            Cache build(long capacity) {
-                return AutoHyperClockCache.builder().capacity(capacity).numShardBits(0).build();
-            }
-
-            @Override
-            long slotOf(long handle) {
-                return ClockHandle.slotIndex(handle, 0);
-            }
-
-            @Override
-            List<Executable> ownMethods(Cache cache) {
-                return List.of(((AutoHyperClockCache) cache)::tableReport,
-                        ((AutoHyperClockCache) cache)::chainReport);
-            }
-        },
-        LRU {
-            @Override
-            Cache build(long capacity) {
-                return LruCache.builder().capacity(capacity).numShardBits(0).build();
-            }
-
-            @Override
-            long slotOf(long handle) {
-                return LruHandle.index(handle, 0);
-            }
-
-            @Override
-            List<Executable> ownMethods(Cache cache) {
-                return List.of(((LruCache) cache)::poolUsage, ((LruCache) cache)::metadataBytes);
-            }
+    /** Methods beyond {@link Cache} that must also refuse a closed cache. */
+    private static List<Executable> ownMethods(CacheKind kind, Cache cache) {
+        return switch (kind) {
+            case FIXED -> List.of(((HyperClockCache) cache)::tableReport);
+            case AUTO -> List.of(((AutoHyperClockCache) cache)::tableReport,
+                    ((AutoHyperClockCache) cache)::chainReport);
+            case LRU -> List.of(((LruCache) cache)::poolUsage, ((LruCache) cache)::metadataBytes);
         };
-
-        abstract Cache build(long capacity);
-
-        /** Which slot or record a handle names, whatever its generation. */
-        abstract long slotOf(long handle);
-
-        /** Methods beyond {@link Cache} that must also refuse a closed cache. */
-        abstract List<Executable> ownMethods(Cache cache);
     }
 
     private final List<Cache> caches = new ArrayList<>();
@@ -101,22 +60,14 @@ class MisuseTest {
         assertEquals(0, NativeMemory.outstandingBytes(), "native bytes leaked");
     }
 
-    private Cache cache(Type type) {
-        Cache cache = type.build(CAPACITY);
+    private Cache cache(CacheKind kind) {
+        Cache cache = build(kind, CAPACITY);
         caches.add(cache);
         return cache;
     }
 
-    private static byte[] valueOf(long key, int length) {
-        byte[] v = new byte[length];
-        for (int i = 0; i < length; i++) {
-            v[i] = (byte) (key * 31 + i);
-        }
-        return v;
-    }
-
     private static long pin(Cache cache, long key, int length) {
-        long h = cache.insertPinned(key, ~key, valueOf(key, length), 0, length, length,
+        long h = cache.insertPinned(key, ~key, pattern(key, length), 0, length, length,
                 Priority.LOW);
         assertNotEquals(Cache.MISS, h);
         return h;
@@ -125,7 +76,7 @@ class MisuseTest {
     private static void assertHolds(Cache cache, long handle, long key, int length) {
         byte[] read = new byte[length];
         assertEquals(length, cache.copyValue(handle, read, 0));
-        assertEquals(MemorySegment.ofArray(valueOf(key, length)).mismatch(
+        assertEquals(MemorySegment.ofArray(pattern(key, length)).mismatch(
                 MemorySegment.ofArray(read)), -1, "value of key " + key);
     }
 
@@ -158,16 +109,16 @@ class MisuseTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void everyMethodRefusesAClosedCacheAndCloseReturnsEveryByte(Type type) {
-        Cache cache = cache(type);
+    @EnumSource(CacheKind.class)
+    void everyMethodRefusesAClosedCacheAndCloseReturnsEveryByte(CacheKind kind) {
+        Cache cache = cache(kind);
         long h = pin(cache, 1, 100);
         MemorySegment view = cache.value(h);
         cache.close();
         cache.close(); // idempotent
         assertEquals(0, NativeMemory.outstandingBytes(), "a pinned entry outlived close");
         assertEquals(0, NativeMemory.reservedBytes());
-        byte[] v = valueOf(2, 100);
+        byte[] v = pattern(2, 100);
         List<Executable> uses = new ArrayList<>(List.of(
                 () -> cache.lookup(1, ~1L),
                 () -> cache.insert(2, ~2L, v, 0, v.length, v.length, Priority.LOW),
@@ -188,7 +139,7 @@ class MisuseTest {
                 cache::pinnedUsage,
                 () -> cache.forEachEntry((k0, k1, value, charge) -> { }, 1),
                 () -> view.get(ValueLayout.JAVA_BYTE, 0))); // a value view taken before close
-        uses.addAll(type.ownMethods(cache));
+        uses.addAll(ownMethods(kind, cache));
         for (int i = 0; i < uses.size(); i++) {
             var e = assertThrows(IllegalStateException.class, uses.get(i), "use " + i);
             assertTrue(e.getMessage().contains("closed") || e.getMessage().contains("alive"),
@@ -198,9 +149,9 @@ class MisuseTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void aDoubleReleaseIsRefusedAndTouchesNoOtherReference(Type type) {
-        Cache cache = cache(type);
+    @EnumSource(CacheKind.class)
+    void aDoubleReleaseIsRefusedAndTouchesNoOtherReference(CacheKind kind) {
+        Cache cache = cache(kind);
         long h1 = pin(cache, 1, 100);
         long h2 = pin(cache, 2, 100);
         long usage = cache.usage();
@@ -226,14 +177,14 @@ class MisuseTest {
      * is pinned: the old handle must not read, reference or release the new entry.
      */
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void aStaleHandleIsRefusedAfterItsSlotIsReused(Type type) {
-        Cache cache = cache(type);
+    @EnumSource(CacheKind.class)
+    void aStaleHandleIsRefusedAfterItsSlotIsReused(CacheKind kind) {
+        Cache cache = cache(kind);
         long old = pin(cache, 7, 100);
         assertTrue(cache.release(old, true), "the last release with erase frees the entry");
         assertRefused(cache, old); // freed, not yet reused
-        long fresh = cache.insertPinned(7, ~7L, valueOf(8, 200), 0, 200, 200, Priority.LOW);
-        assertEquals(type.slotOf(old), type.slotOf(fresh), "the same slot is reused");
+        long fresh = cache.insertPinned(7, ~7L, pattern(8, 200), 0, 200, 200, Priority.LOW);
+        assertEquals(slotOf(kind, old), slotOf(kind, fresh), "the same slot is reused");
         assertNotEquals(old, fresh);
         long pinned = cache.pinnedUsage();
         assertTrue(pinned >= 200, "pinned " + pinned);
@@ -252,21 +203,21 @@ class MisuseTest {
      * Handles of another cache type must not work either.
      */
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void aHandleOfAnotherCacheIsRefused(Type type) {
-        Cache cache = cache(type);
+    @EnumSource(CacheKind.class)
+    void aHandleOfAnotherCacheIsRefused(CacheKind kind) {
+        Cache cache = cache(kind);
         long mine = pin(cache, 5, 100);
-        Cache other = cache(type);
+        Cache other = cache(kind);
         long theirs = pin(other, 5, 100);
         if (theirs == mine) {
-            other = cache(type);
+            other = cache(kind);
             theirs = pin(other, 5, 100);
         }
-        assertEquals(type.slotOf(mine), type.slotOf(theirs), "same key, same slot");
+        assertEquals(slotOf(kind, mine), slotOf(kind, theirs), "same key, same slot");
         assertRefused(cache, theirs);
-        for (Type otherType : Type.values()) {
-            if (otherType != type) {
-                Cache stranger = cache(otherType);
+        for (CacheKind otherKind : CacheKind.values()) {
+            if (otherKind != kind) {
+                Cache stranger = cache(otherKind);
                 assertRefused(cache, pin(stranger, 5, 100));
             }
         }
@@ -282,11 +233,11 @@ class MisuseTest {
      * so a changed bit cannot land on another live entry's handle by construction).
      */
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void madeUpHandlesAreRefused(Type type) {
-        Cache cache = cache(type);
+    @EnumSource(CacheKind.class)
+    void madeUpHandlesAreRefused(CacheKind kind) {
+        Cache cache = cache(kind);
         long live = pin(cache, 3, 100);
-        SplittableRandom random = new SplittableRandom(type.ordinal());
+        SplittableRandom random = new SplittableRandom(kind.ordinal());
         for (int i = 0; i < 2_000; i++) {
             long madeUp = random.nextLong();
             if (madeUp != live && madeUp != Cache.MISS) {
@@ -304,10 +255,10 @@ class MisuseTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void aChargeLargerThanTheCapacityIsRefusedAndNothingLeaks(Type type) {
-        Cache cache = cache(type);
-        byte[] v = valueOf(1, 100);
+    @EnumSource(CacheKind.class)
+    void aChargeLargerThanTheCapacityIsRefusedAndNothingLeaks(CacheKind kind) {
+        Cache cache = cache(kind);
+        byte[] v = pattern(1, 100);
         long outstanding = NativeMemory.outstandingBytes();
         long tooMuch = CAPACITY + 1;
         List<Executable> inserts = List.of(
@@ -332,20 +283,20 @@ class MisuseTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void zeroAndNegativeSizesAreRefusedOrWorkAsDocumented(Type type) {
+    @EnumSource(CacheKind.class)
+    void zeroAndNegativeSizesAreRefusedOrWorkAsDocumented(CacheKind kind) {
         for (long bad : new long[] {0, -1, Long.MIN_VALUE}) {
-            var e = assertThrows(IllegalArgumentException.class, () -> type.build(bad));
+            var e = assertThrows(IllegalArgumentException.class, () -> build(kind, bad));
             assertTrue(e.getMessage().contains("capacity"), e.getMessage());
         }
-        Cache cache = cache(type);
+        Cache cache = cache(kind);
         for (long bad : new long[] {0, -1}) {
             var e = assertThrows(IllegalArgumentException.class, () -> cache.setCapacity(bad));
             assertTrue(e.getMessage().contains("capacity"), e.getMessage());
         }
         assertEquals(CAPACITY, cache.capacity());
         long usage = cache.usage(); // metadata, if charged
-        byte[] v = valueOf(1, 100);
+        byte[] v = pattern(1, 100);
         var e = assertThrows(IllegalArgumentException.class,
                 () -> cache.insert(1, ~1L, v, 0, v.length, -1, Priority.LOW));
         assertTrue(e.getMessage().contains("charge"), e.getMessage());
@@ -370,10 +321,10 @@ class MisuseTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void nullArgumentsAreNamed(Type type) {
-        Cache cache = cache(type);
-        byte[] v = valueOf(1, 10);
+    @EnumSource(CacheKind.class)
+    void nullArgumentsAreNamed(CacheKind kind) {
+        Cache cache = cache(kind);
+        byte[] v = pattern(1, 10);
         assertNull("value", () -> cache.insert(1, ~1L, (byte[]) null, 0, 10, 10, Priority.LOW));
         assertNull("value", () -> cache.insert(1, ~1L, (MemorySegment) null, 10, Priority.LOW));
         assertNull("value",

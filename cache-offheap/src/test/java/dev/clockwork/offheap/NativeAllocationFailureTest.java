@@ -1,5 +1,6 @@
 package dev.clockwork.offheap;
 
+import static dev.clockwork.offheap.TestValues.pattern;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -8,14 +9,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.offheap.entry.RecordSlab;
+import dev.clockwork.offheap.memory.NativeAllocator;
+import dev.clockwork.offheap.memory.SizeClasses;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import dev.clockwork.offheap.memory.NativeAllocator;
-import dev.clockwork.offheap.entry.RecordSlab;
-import dev.clockwork.offheap.memory.SizeClasses;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Native allocation failures (injected: malloc "returns NULL") at every allocation an insert
@@ -43,21 +46,13 @@ class NativeAllocationFailureTest {
         return cache;
     }
 
-    private static byte[] value(long key, int length) {
-        byte[] v = new byte[length];
-        for (int i = 0; i < length; i++) {
-            v[i] = (byte) (key * 31 + i);
-        }
-        return v;
-    }
-
     private static void assertReads(Cache cache, long key, int length) {
         long h = cache.lookup(key, ~key);
         assertNotEquals(Cache.MISS, h, "key " + key + " missing");
         try {
             byte[] out = new byte[length];
             cache.copyValue(h, out, 0);
-            assertArrayEquals(value(key, length), out);
+            assertArrayEquals(pattern(key, length), out);
         } finally {
             cache.release(h);
         }
@@ -74,19 +69,20 @@ class NativeAllocationFailureTest {
     }
 
     private void valueAllocationFails(Cache cache, long key, int length, long failedBytes) {
-        cache.insert(1, ~1L, value(1, 100), 0, 100, 100, Priority.LOW);
+        cache.insert(1, ~1L, pattern(1, 100), 0, 100, 100, Priority.LOW);
         long usage = cache.usage();
         long entries = cache.entryCount();
         long bytes = NativeMemory.outstandingBytes();
         NativeAllocator.failAllocationAfter(0);
         OutOfMemoryError e = assertThrows(OutOfMemoryError.class,
-                () -> cache.insert(key, ~key, value(key, length), 0, length, length, Priority.LOW));
+                () -> cache.insert(key, ~key, pattern(key, length), 0, length, length,
+                        Priority.LOW));
         assertTrue(e.getMessage().contains(" " + failedBytes + " bytes"), e.getMessage());
         assertEquals(usage, cache.usage());
         assertEquals(entries, cache.entryCount());
         assertEquals(bytes, NativeMemory.outstandingBytes());
         assertEquals(Cache.MISS, cache.lookup(key, ~key));
-        assertTrue(cache.insert(key, ~key, value(key, length), 0, length, length, Priority.LOW));
+        assertTrue(cache.insert(key, ~key, pattern(key, length), 0, length, length, Priority.LOW));
         assertReads(cache, 1, 100);
         assertReads(cache, key, length);
     }
@@ -99,17 +95,18 @@ class NativeAllocationFailureTest {
     void hyperClockStandaloneSlotAllocation() {
         FixedHyperClockCache cache = track(FixedHyperClockCache.builder().capacity(1 << 20)
                 .estimatedEntryCharge(256).numShardBits(0).build());
-        long first = cache.insertPinned(7, ~7L, value(7, 50), 0, 50, 50, Priority.LOW);
+        long first = cache.insertPinned(7, ~7L, pattern(7, 50), 0, 50, 50, Priority.LOW);
         long usage = cache.usage();
         long bytes = NativeMemory.outstandingBytes();
-        // The value comes from its slab (no malloc); the standalone records' first allocation fails.
+        // The value comes from its slab (no malloc); the standalone records' first allocation
+        // fails.
         NativeAllocator.failAllocationAfter(0);
         assertThrows(OutOfMemoryError.class,
-                () -> cache.insertPinned(7, ~7L, value(8, 60), 0, 60, 60, Priority.LOW));
+                () -> cache.insertPinned(7, ~7L, pattern(8, 60), 0, 60, 60, Priority.LOW));
         assertEquals(usage, cache.usage());
         assertEquals(0, cache.standaloneUsage());
         assertEquals(bytes, NativeMemory.outstandingBytes());
-        long second = cache.insertPinned(7, ~7L, value(8, 60), 0, 60, 60, Priority.LOW);
+        long second = cache.insertPinned(7, ~7L, pattern(8, 60), 0, 60, 60, Priority.LOW);
         assertEquals(60, cache.standaloneUsage());
         cache.release(second);
         cache.release(first);
@@ -126,7 +123,7 @@ class NativeAllocationFailureTest {
         LruCache cache = track(LruCache.builder().capacity(64L << 20).numShardBits(0)
                 .build());
         for (long k = 0; k < RecordSlab.RECORDS_PER_CHUNK - 1; k++) {
-            assertTrue(cache.insert(k, ~k, value(k, 16), 0, 16, 16, Priority.LOW));
+            assertTrue(cache.insert(k, ~k, pattern(k, 16), 0, 16, 16, Priority.LOW));
         }
         long usage = cache.usage();
         long bytes = NativeMemory.outstandingBytes();
@@ -134,13 +131,13 @@ class NativeAllocationFailureTest {
         long key = RecordSlab.RECORDS_PER_CHUNK;
         NativeAllocator.failAllocationAfter(0); // the value comes from its slab, the chunk fails
         OutOfMemoryError e = assertThrows(OutOfMemoryError.class,
-                () -> cache.insert(key, ~key, value(key, 16), 0, 16, 16, Priority.LOW));
+                () -> cache.insert(key, ~key, pattern(key, 16), 0, 16, 16, Priority.LOW));
         assertTrue(e.getMessage().contains(RecordSlab.CHUNK_BYTES + " bytes"), e.getMessage());
         assertEquals(usage, cache.usage());
         assertEquals(entries, cache.entryCount());
         assertEquals(bytes, NativeMemory.outstandingBytes());
         assertEquals(Cache.MISS, cache.lookup(key, ~key));
-        assertTrue(cache.insert(key, ~key, value(key, 16), 0, 16, 16, Priority.LOW));
+        assertTrue(cache.insert(key, ~key, pattern(key, 16), 0, 16, 16, Priority.LOW));
         assertReads(cache, key, 16);
         assertReads(cache, 0, 16);
     }
@@ -154,13 +151,13 @@ class NativeAllocationFailureTest {
     void lruBucketArrayAllocation() {
         LruCache cache = track(LruCache.builder().capacity(1 << 20).numShardBits(0).build());
         for (long k = 0; k < 16; k++) {
-            assertTrue(cache.insert(k, ~k, value(k, 16), 0, 16, 16, Priority.LOW));
+            assertTrue(cache.insert(k, ~k, pattern(k, 16), 0, 16, 16, Priority.LOW));
         }
         // The value comes from its slab (no malloc); the bigger bucket array fails.
         NativeAllocator.failAllocationAfter(0);
-        assertTrue(cache.insert(16, ~16L, value(16, 16), 0, 16, 16, Priority.LOW));
+        assertTrue(cache.insert(16, ~16L, pattern(16, 16), 0, 16, 16, Priority.LOW));
         for (long k = 17; k < 200; k++) {
-            assertTrue(cache.insert(k, ~k, value(k, 16), 0, 16, 16, Priority.LOW));
+            assertTrue(cache.insert(k, ~k, pattern(k, 16), 0, 16, 16, Priority.LOW));
         }
         for (long k = 0; k < 200; k++) {
             assertReads(cache, k, 16);
@@ -173,9 +170,9 @@ class NativeAllocationFailureTest {
      * if its buckets or records cannot be had; before, they stayed allocated for good), until
      * the allocation to fail lies past the build's last and the cache is built.
      */
-    @org.junit.jupiter.params.ParameterizedTest
-    @org.junit.jupiter.params.provider.EnumSource(MisuseKit.Kind.class)
-    void everyAllocationOfABuildFailingLeaksNothing(MisuseKit.Kind kind) {
+    @ParameterizedTest
+    @EnumSource(CacheKind.class)
+    void everyAllocationOfABuildFailingLeaksNothing(CacheKind kind) {
         for (int skip = 0; ; skip++) {
             NativeAllocator.failAllocationAfter(skip);
             Cache cache;
@@ -190,7 +187,7 @@ class NativeAllocationFailureTest {
             }
             cache.close();
             assertEquals(baseline, NativeMemory.outstandingBytes(), kind + ": close leaked");
-            if (kind != MisuseKit.Kind.AUTO) { // an Auto table maps its slots, past the injection
+            if (kind != CacheKind.AUTO) { // an Auto table maps its slots, past the injection
                 assertTrue(skip > 0, kind + ": a build mallocs (tables, records, list heads)");
             }
             return;
@@ -198,7 +195,7 @@ class NativeAllocationFailureTest {
     }
 
     /** A cache of {@code kind} with four shards and TinyLFU (an LRU then has a window list). */
-    private static Cache buildWithWindow(MisuseKit.Kind kind) {
+    private static Cache buildWithWindow(CacheKind kind) {
         return switch (kind) {
             case FIXED -> HyperClockCache.newBuilder().capacity(1 << 20).numShardBits(2)
                     .estimatedEntryCharge(1024).admission(AdmissionPolicy.TINY_LFU).build();

@@ -1,5 +1,6 @@
 package dev.clockwork.offheap;
 
+import static dev.clockwork.offheap.TestValues.versioned;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -19,12 +20,12 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongFunction;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * {@code Cache.read}: a value read in place by a callback, on every cache type; on the HyperClock
  * caches without a reference (the reader's result counts only if the entry did not change under
- * it). Values are {@link GetTest#valueOf}'s: key, version, then a pattern of both.
+ * it). Values are {@link TestValues#versioned}'s: key, version, then a pattern of both.
  */
 class ReadTest {
     private static final long ABSENT = -77;
@@ -38,7 +39,7 @@ class ReadTest {
     static long versionOf(MemorySegment value, long key) {
         long found = value.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
         long version = value.get(ValueLayout.JAVA_LONG_UNALIGNED, 8);
-        byte[] expected = GetTest.valueOf(key, version, (int) value.byteSize());
+        byte[] expected = versioned(key, version, (int) value.byteSize());
         if (found != key || MemorySegment.mismatch(value, 0, value.byteSize(),
                 MemorySegment.ofArray(expected), 0, expected.length) != -1) {
             throw new IllegalStateException("key " + key + ": read bytes of key " + found
@@ -48,10 +49,10 @@ class ReadTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"fixed", "auto", "lru"})
-    void readsHitsInPlaceAndSaysAbsent(String type) {
-        try (ShardedCache cache = GetTest.build(type, 1 << 20)) {
-            byte[] v = GetTest.valueOf(7, 3, 100);
+    @EnumSource(CacheKind.class)
+    void readsHitsInPlaceAndSaysAbsent(CacheKind kind) {
+        try (ShardedCache cache = kind.build(1 << 20, 64, 1)) {
+            byte[] v = versioned(7, 3, 100);
             assertTrue(cache.insert(7, 70, v, 0, v.length, 100, Priority.LOW));
             assertEquals(3, cache.read(7, 70, value -> versionOf(value, 7), ABSENT));
             assertEquals(100, cache.read(7, 70, MemorySegment::byteSize, ABSENT));
@@ -65,10 +66,10 @@ class ReadTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"fixed", "auto", "lru"})
-    void aReaderExceptionOnAWholeValueReachesTheCaller(String type) {
-        try (ShardedCache cache = GetTest.build(type, 1 << 20)) {
-            byte[] v = GetTest.valueOf(9, 1, 64);
+    @EnumSource(CacheKind.class)
+    void aReaderExceptionOnAWholeValueReachesTheCaller(CacheKind kind) {
+        try (ShardedCache cache = kind.build(1 << 20, 64, 1)) {
+            byte[] v = versioned(9, 1, 64);
             assertTrue(cache.insert(9, 90, v, 0, v.length, 64, Priority.LOW));
             IllegalArgumentException mine = new IllegalArgumentException("the reader's own");
             ValueReader throwing = value -> {
@@ -84,11 +85,11 @@ class ReadTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"fixed", "auto", "lru"})
-    void checkedCacheReadsThroughTheWrappedCache(String type) {
-        try (ShardedCache cache = GetTest.build(type, 1 << 20)) {
+    @EnumSource(CacheKind.class)
+    void checkedCacheReadsThroughTheWrappedCache(CacheKind kind) {
+        try (ShardedCache cache = kind.build(1 << 20, 64, 1)) {
             CheckedCache checked = new CheckedCache(cache);
-            byte[] v = GetTest.valueOf(5, 2, 80);
+            byte[] v = versioned(5, 2, 80);
             assertTrue(checked.insert(5, 50, v, 0, v.length, 80, Priority.LOW));
             assertEquals(2, checked.read(5, 50, value -> versionOf(value, 5), ABSENT));
             assertEquals(0, cache.pinnedUsage());
@@ -102,19 +103,19 @@ class ReadTest {
      * version or says absent, and no reference is left behind.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"fixed", "auto", "lru"})
-    void readersNeverGetAResultOfAnotherKeysOrATornValue(String type) throws Exception {
-        raceReaders(type, key -> value -> versionOf(value, key));
+    @EnumSource(CacheKind.class)
+    void readersNeverGetAResultOfAnotherKeysOrATornValue(CacheKind kind) throws Exception {
+        raceReaders(kind, key -> value -> versionOf(value, key));
     }
 
     /**
      * The race above with the reader {@code readerOf} makes for each key: it must return the
      * version of a whole value of its key, and throw on anything else.
      */
-    static void raceReaders(String type, LongFunction<ValueReader> readerOf) throws Exception {
+    static void raceReaders(CacheKind kind, LongFunction<ValueReader> readerOf) throws Exception {
         int keys = 256;
         int length = 96;
-        try (ShardedCache cache = GetTest.build(type, 64L * 200)) { // room for ~100: eviction
+        try (ShardedCache cache = kind.build(64L * 200, 64, 1)) { // room for ~100: eviction
             AtomicBoolean stop = new AtomicBoolean();
             AtomicReference<Throwable> failure = new AtomicReference<>();
             AtomicLong hits = new AtomicLong();

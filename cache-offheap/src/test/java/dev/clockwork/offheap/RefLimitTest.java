@@ -1,7 +1,6 @@
 package dev.clockwork.offheap;
 
 import static dev.clockwork.offheap.MisuseKit.hex;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -10,8 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.clockwork.cache.Cache;
-import dev.clockwork.offheap.MisuseKit.Kind;
-
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -19,7 +16,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import dev.clockwork.offheap.lru.LruRecordLayout;
 
 /**
  * Misuse: one entry referenced past the width of its reference count. HyperClock
@@ -62,19 +58,19 @@ class RefLimitTest {
                 "close returns every native byte of an entry held by the limit's references");
     }
 
-    private Cache cache(Kind kind) {
-        Cache cache = kind.build(CAPACITY, ENTRY_CHARGE, 0);
+    private Cache cache(CacheKind kind) {
+        Cache cache = MisuseKit.build(kind, CAPACITY, ENTRY_CHARGE, 0);
         caches.add(cache);
         return cache;
     }
 
-    private static int limitOf(Kind kind) {
+    private static int limitOf(CacheKind kind) {
         return kind.hyperClock() ? HYPER_CLOCK_MAX_REFS : LRU_MAX_REFS;
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void referencesBeyondTheLimitAreRefusedAndTheEntryStaysPinned(Kind kind) {
+    @EnumSource(CacheKind.class)
+    void referencesBeyondTheLimitAreRefusedAndTheEntryStaysPinned(CacheKind kind) {
         Cache cache = cache(kind);
         long h = MisuseKit.insertPinned(cache, A, VERSION, LENGTH);
         assertNotEquals(Cache.MISS, h);
@@ -97,7 +93,7 @@ class RefLimitTest {
      */
     @Test
     void aStandaloneEntryRefusesReferencesBeyondTheLimit() {
-        HyperClockCache cache = (HyperClockCache) cache(Kind.FIXED);
+        HyperClockCache cache = (HyperClockCache) cache(CacheKind.FIXED);
         assertTrue(MisuseKit.insert(cache, A, VERSION - 1, LENGTH));
         long h = MisuseKit.insertPinned(cache, A, VERSION, LENGTH);
         assertNotEquals(Cache.MISS, h);

@@ -3,8 +3,6 @@ package dev.clockwork.offheap;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.clockwork.cache.Cache;
-import dev.clockwork.offheap.MisuseKit.Kind;
-
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
@@ -56,8 +54,8 @@ class ReleasedLargeValueViewTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void aViewOfAFreedLargeValueNeverCrashesTheJvm(Kind kind) throws Exception {
+    @EnumSource(CacheKind.class)
+    void aViewOfAFreedLargeValueNeverCrashesTheJvm(CacheKind kind) throws Exception {
         Path dir = Files.createTempDirectory("clockwork-view-");
         try {
             List<String> command = new ArrayList<>(List.of(
@@ -124,8 +122,8 @@ class ReleasedLargeValueViewTest {
         }
 
         public static void main(String[] args) {
-            Kind kind = Kind.valueOf(args[0]);
-            Cache cache = kind.build(CAPACITY, LARGE, 0);
+            CacheKind kind = CacheKind.valueOf(args[0]);
+            Cache cache = MisuseKit.build(kind, CAPACITY, LARGE, 0);
             if (!MisuseKit.insert(cache, A, VERSION, LARGE)) {
                 throw new IllegalStateException("insert refused");
             }

@@ -9,6 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.offheap.clock.AutoClockTable;
+import dev.clockwork.offheap.clock.FixedClockTable;
+import dev.clockwork.offheap.clock.SlotLayout;
+import dev.clockwork.offheap.lru.LruRecordLayout;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.util.SplittableRandom;
@@ -16,10 +20,6 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import dev.clockwork.offheap.clock.AutoClockTable;
-import dev.clockwork.offheap.clock.FixedClockTable;
-import dev.clockwork.offheap.clock.SlotLayout;
-import dev.clockwork.offheap.lru.LruRecordLayout;
 
 /**
  * Sizes at their limits: capacities up to {@code Long.MAX_VALUE}, charges whose sums would pass
@@ -47,32 +47,13 @@ class SizeLimitsTest {
         }
     }
 
-    /** Every cache type, sized to be cheap, with the given capacity and shard bits. */
-    enum Type {
-        LRU {
-            @Override
-            Cache build(long capacity, int shardBits) {
-                return LruCache.builder().capacity(capacity).numShardBits(shardBits).build();
-            }
-        },
-        FIXED {
-            @Override
-            Cache build(long capacity, int shardBits) {
-                // An estimate large enough that even a shard of MAX_USAGE needs a small table.
-                long perShard = ShardedCache.perShardCapacity(capacity, 1 << shardBits);
-                return FixedHyperClockCache.builder().capacity(capacity).numShardBits(shardBits)
-                        .estimatedEntryCharge(Math.max(64, perShard >> 6)).build();
-            }
-        },
-        AUTO {
-            @Override
-            Cache build(long capacity, int shardBits) {
-                return AutoHyperClockCache.builder().capacity(capacity).numShardBits(shardBits)
-                        .build();
-            }
-        };
-
-        abstract Cache build(long capacity, int shardBits);
+    /**
+     * A cache of {@code kind}, sized to be cheap: a fixed table's estimate is large enough that
+     * even a shard of MAX_USAGE needs a small table.
+     */
+    private static Cache build(CacheKind kind, long capacity, int shardBits) {
+        long perShard = ShardedCache.perShardCapacity(capacity, 1 << shardBits);
+        return kind.build(capacity, Math.max(64, perShard >> 6), shardBits);
     }
 
     private static boolean insert(Cache cache, long key, long charge) {
@@ -303,9 +284,9 @@ class SizeLimitsTest {
 
     /** Charges above a shard's share of MAX_USAGE are refused like a strict limit's refusals. */
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void chargesBeyondTheUsageLimitAreRefusedAndCounted(Type type) {
-        try (Cache cache = type.build(Long.MAX_VALUE, 0)) {
+    @EnumSource(CacheKind.class)
+    void chargesBeyondTheUsageLimitAreRefusedAndCounted(CacheKind kind) {
+        try (Cache cache = build(kind, Long.MAX_VALUE, 0)) {
             long usage = cache.usage();
             for (long charge : new long[] {Long.MAX_VALUE, CacheOptions.MAX_USAGE + 1}) {
                 assertFalse(insert(cache, 1, charge), "charge " + charge);
@@ -327,11 +308,11 @@ class SizeLimitsTest {
      * counted, and usage (each shard's and their sum) stays between 0 and the limit.
      */
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void pinnedChargesStopAtTheUsageLimitWithoutOverflow(Type type) {
+    @EnumSource(CacheKind.class)
+    void pinnedChargesStopAtTheUsageLimitWithoutOverflow(CacheKind kind) {
         int shardBits = 6;
         long shardLimit = CacheOptions.MAX_USAGE >> shardBits;
-        try (Cache cache = type.build(Long.MAX_VALUE, shardBits)) {
+        try (Cache cache = build(kind, Long.MAX_VALUE, shardBits)) {
             long[] handles = new long[64 * 8];
             int pinned = 0;
             long refused = 0;
@@ -364,10 +345,10 @@ class SizeLimitsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Type.class)
-    void setCapacityAcceptsEveryPositiveLong(Type type) {
+    @EnumSource(CacheKind.class)
+    void setCapacityAcceptsEveryPositiveLong(CacheKind kind) {
         long capacity = 1 << 20;
-        try (Cache cache = type.build(capacity, 2)) {
+        try (Cache cache = build(kind, capacity, 2)) {
             for (long k = 0; k < 100; k++) {
                 insert(cache, k, 1000);
             }
