@@ -190,7 +190,7 @@ public abstract class HyperClockCache extends ShardedCache {
     @Override
     long findUnpinned(long h0, long h1) {
         long found = tables[shardOf(h0)].findUnreferenced(h0, h1);
-        return found == FoundEntry.NONE ? NOT_FOUND : found;
+        return found == FoundEntry.NONE ? OptimisticRead.NOT_FOUND : found;
     }
 
     @Override
