@@ -343,8 +343,8 @@ abstract class LruList {
         return windowUsage;
     }
 
-    /** The list from oldest to newest, for tests: entry addresses. */
-    public synchronized long[] listOrder() {
+    /** The list from oldest to newest, for tests: entry addresses (the shard checks it is open). */
+    final long[] listOrderUnchecked() {
         int n = 0;
         for (long e = next(head); e != head; e = next(e)) {
             n++;

@@ -509,4 +509,10 @@ public final class LruShard extends LruList implements Shard {
     public synchronized long metadataBytes() {
         return hashIndex.bytes() + slab.carvedRecords() * RecordSlab.RECORD_BYTES;
     }
+
+    /** The list from oldest to newest, for tests: entry addresses. */
+    public synchronized long[] listOrder() {
+        refusals.check();
+        return listOrderUnchecked();
+    }
 }
