@@ -133,9 +133,9 @@ public abstract class ShardedCache implements Cache {
      * with acquire, then the length word, whose high half is the stamp, checked against the
      * handle ({@link #checkRecord}). So a stale or released handle gets an exception, never
      * address 0 or another entry's bytes. A copy, which reads the value's bytes afterwards, reads
-     * the word once more when done ({@link #confirmCopy}). Two reads, as before there was a
-     * check: the value path stays small enough for C2 to inline it whole and keep its view off
-     * the heap.
+     * the word once more when done ({@link #confirmCopy}). Two reads of the record, not more:
+     * the value path stays small enough for C2 to inline it whole and keep its view off the
+     * heap.
      */
 
     /** The checked record's length word (see {@link #checkRecord}), read after its field. */
