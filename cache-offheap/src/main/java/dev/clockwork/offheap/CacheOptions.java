@@ -1,11 +1,11 @@
 package dev.clockwork.offheap;
 
-import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.Args;
+import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.offheap.context.CacheContext;
+import dev.clockwork.offheap.entry.EntryStamp;
 import dev.clockwork.offheap.shard.Shard;
 import dev.clockwork.offheap.shard.ShardSizing;
-import dev.clockwork.offheap.entry.EntryStamp;
 
 /**
  * Options every off-heap cache builder shares: capacity, sharding, the strict limit, metadata
@@ -37,7 +37,7 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
      * A handle names a slot or record and its shard in this many bits, 31: the rest of its 64
      * hold the entry's 31-bit generation and a kind bit ({@link EntryStamp}).
      */
-    static final int MAX_LOCATION_BITS = EntryStamp.LOCATION_BITS;
+    static final int MAX_LOCATION_BITS = ShardSizing.MAX_LOCATION_BITS;
     /** log2 of the most shards a cache may have (65,536). */
     public static final int MAX_SHARD_BITS = 16;
     /**
@@ -248,6 +248,6 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
      * @return {@code 2^(31 - shardBits)}
      */
     public static long maxLocationsPerShard(int shardBits) {
-        return 1L << (MAX_LOCATION_BITS - shardBits);
+        return ShardSizing.maxLocationsPerShard(shardBits);
     }
 }

@@ -15,6 +15,7 @@ import dev.clockwork.offheap.clock.StandaloneEntries;
 import dev.clockwork.offheap.context.CacheContext;
 import dev.clockwork.offheap.context.CloseGate;
 import dev.clockwork.offheap.entry.EntryStamp;
+import dev.clockwork.offheap.shard.InsertOutcome;
 import dev.clockwork.offheap.shard.ShardSizing;
 
 /**
@@ -189,7 +190,7 @@ public abstract class HyperClockCache extends ShardedCache {
     @Override
     long findUnpinned(long h0, long h1) {
         long found = tables[shardOf(h0)].findUnreferenced(h0, h1);
-        return found == FoundEntry.NONE ? NOT_FOUND : found;
+        return found == FoundEntry.NONE ? OptimisticRead.NOT_FOUND : found;
     }
 
     @Override
@@ -272,17 +273,7 @@ public abstract class HyperClockCache extends ShardedCache {
             return handle;
         }
         context.values.freeGuarded(address, length); // inside the gate
-        if (result == ClockShard.INSERT_REFUSED) {
-            stats.memoryLimitRejects.increment();
-            context.events.memoryLimitReject(tables[shard], shard, charge, keepRef);
-            return MISS;
-        }
-        if (result == ClockShard.INSERT_REJECTED) {
-            stats.admissionRejects.increment();
-            context.events.admissionReject(tables[shard], shard, charge, false);
-            return MISS;
-        }
-        return keepRef ? MISS : 1; // dropped: as if inserted and evicted at once
+        return InsertOutcome.failed(result, context, tables[shard], shard, charge, keepRef);
     }
 
     // ---------------------------------------------------------------- standalone entries

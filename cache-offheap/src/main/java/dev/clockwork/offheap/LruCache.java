@@ -1,14 +1,16 @@
 package dev.clockwork.offheap;
 
-import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.Args;
 import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cache.Priority;
-import dev.clockwork.offheap.lru.LruHandle;
-import dev.clockwork.offheap.lru.LruShard;
+import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.offheap.context.CacheContext;
 import dev.clockwork.offheap.entry.EntryStamp;
 import dev.clockwork.offheap.entry.RecordSlab;
+import dev.clockwork.offheap.lru.LruHandle;
+import dev.clockwork.offheap.lru.LruShard;
+import dev.clockwork.offheap.shard.InsertOutcome;
+import dev.clockwork.offheap.shard.ShardContext;
 import dev.clockwork.offheap.shard.ShardSizing;
 
 /**
@@ -128,15 +130,17 @@ public final class LruCache extends ShardedCache {
             validate();
             CacheContext context = new CacheContext(settings.recordStats, "LruCache");
             int shardBits = shardBits();
-            int maxChunks = RecordSlab.maxChunks(shardBits);
+            int maxChunks = ShardSizing.maxRecordChunks(shardBits);
             BuilderSettings o = settings;
             // A shard holds at most the records its slab can name.
             Admission admission = o.admissionFor(true,
                     (long) maxChunks * RecordSlab.RECORDS_PER_CHUNK << shardBits);
+            LruShard.Options options =
+                    new LruShard.Options(o.highPriPoolRatio(), o.lowPriPoolRatio, maxChunks);
             LruShard[] shards = makeShards(new LruShard[1 << shardBits], context,
-                    (shard, shardCapacity, usageLimit, mem) -> new LruShard(mem, shard, shardBits,
-                            shardCapacity, usageLimit, maxChunks, o.strictCapacityLimit, o.highPriPoolRatio(),
-                            o.lowPriPoolRatio, o.chargeMetadata, admission));
+                    (shard, shardCapacity, usageLimit, mem) -> new LruShard(new ShardContext(
+                            shard, shardBits, shardCapacity, usageLimit, o.strictCapacityLimit,
+                            o.chargeMetadata, mem, admission), options));
             return new LruCache(context, shards, o.capacity, o.hashSeed, admission);
         }
     }
@@ -170,7 +174,7 @@ public final class LruCache extends ShardedCache {
 
     @Override
     void checkRecord(long handle, long lengthWord) {
-        LruShard.checkStamp(handle, (int) (lengthWord >>> 32));
+        LruHandle.checkStamp(handle, (int) (lengthWord >>> 32));
     }
 
     // ---------------------------------------------------------------- operations
@@ -195,23 +199,14 @@ public final class LruCache extends ShardedCache {
     @Override
     long insertCopied(long h0, long h1, long address, int length, long charge, Priority priority,
                       boolean keepRef) {
-        long result = shardOf(h0).insert(h0, h1, address, length, charge, priority, keepRef);
-        if (result > 0) {
+        LruShard shard = shardOf(h0);
+        long result = shard.insert(h0, h1, address, length, charge, priority, keepRef);
+        if (InsertOutcome.stored(result)) {
             stats.inserts.increment();
             return keepRef ? result : 1;
         }
         context.values.free(address, length); // outside the shard's lock: may race close
-        if (result == LruShard.REFUSED) {
-            stats.memoryLimitRejects.increment();
-            context.events.memoryLimitReject(shardOf(h0), shardIndex(h0), charge, keepRef);
-            return MISS;
-        }
-        if (result == LruShard.REJECTED) {
-            stats.admissionRejects.increment();
-            context.events.admissionReject(shardOf(h0), shardIndex(h0), charge, false);
-            return MISS;
-        }
-        return keepRef ? MISS : 1; // dropped: as if inserted and evicted at once
+        return InsertOutcome.failed(result, context, shard, shardIndex(h0), charge, keepRef);
     }
 
     @Override
@@ -238,9 +233,6 @@ public final class LruCache extends ShardedCache {
     }
 
     // ---------------------------------------------------------------- capacity and usage
-
-
-
 
     /**
      * Usage by pool, summed over shards (each shard read under its lock; the sum is not atomic
@@ -292,9 +284,6 @@ public final class LruCache extends ShardedCache {
         }
     }
 
-
-
-
     /**
      * Native bytes of the indexes and entry records (not the values).
      *
@@ -306,6 +295,4 @@ public final class LruCache extends ShardedCache {
         checkOpen();
         return ShardSizing.sumOverShards(shards, LruShard::metadataBytes);
     }
-
-
 }

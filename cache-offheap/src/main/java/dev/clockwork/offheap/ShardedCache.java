@@ -1,31 +1,39 @@
 package dev.clockwork.offheap;
 
-import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.Args;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.CacheStats;
 import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.ValueReader;
+import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.hash.KeyHash;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 import dev.clockwork.offheap.context.CacheContext;
-import dev.clockwork.offheap.stats.StatsCounters;
 import dev.clockwork.offheap.entry.ValueHeader;
 import dev.clockwork.offheap.shard.CallbackGuard;
 import dev.clockwork.offheap.shard.EntryHandoff;
 import dev.clockwork.offheap.shard.Shard;
 import dev.clockwork.offheap.shard.ShardSizing;
+import dev.clockwork.offheap.stats.StatsCounters;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What every off-heap cache shares, whatever its index: key hashing, the admission hook and
- * stats around lookups and inserts, argument checks, copying values in and out of native memory,
- * and a close that cannot race into freed memory.
+ * stats around lookups and inserts, argument checks, values read through handles, and a close
+ * that cannot race into freed memory.
  *
  * <p>A handle resolves ({@link #recordAddress}) to the native address of an entry record that
- * starts with a {@link ValueHeader}, whichever cache made it; values are read through {@link CacheContext#all()}, scoped to the cache's arena.
+ * starts with a {@link ValueHeader}, whichever cache made it; values are read through
+ * {@link CacheContext#all()}, scoped to the cache's arena.
+ *
+ * <p>Three concepts live apart, each one protocol that this class drives: the read by key
+ * without a reference and its pinned fallback ({@link OptimisticRead}: {@code get} and
+ * {@code read}), the value transfer between the caller's memory and the cache's
+ * ({@link ValueCopies}: checks and the copy an insert stores), and the freeing half of close
+ * ({@link CloseProtocol}). All three are final and called statically or through a final field,
+ * so the hot paths pay no interface call and allocate nothing for the split.
  */
 public abstract class ShardedCache implements Cache {
     final CacheContext context;
@@ -37,14 +45,11 @@ public abstract class ShardedCache implements Cache {
     private final long hashSeed;
     private final Admission admission;
     /** {@link #newId}'s counter. */
-    private final java.util.concurrent.atomic.AtomicLong ids = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong ids = new AtomicLong();
     /** Set first by {@link #close()}: every later call that reads or changes entries throws. */
     private volatile boolean closed;
-    /** Set by the close that frees the memory, just before it does (see {@link #close()}). */
-    private boolean freed;
-    /** Held by the close that frees the memory; a second close waits for it. */
-    private final java.util.concurrent.locks.ReentrantLock closing =
-            new java.util.concurrent.locks.ReentrantLock();
+    /** Frees the memory once, for {@link #close()}. */
+    private final CloseProtocol closing = new CloseProtocol();
     private volatile long capacity;
 
     /** {@link #visitEntry} for the shards' walks in other packages of this module. */
@@ -76,7 +81,7 @@ public abstract class ShardedCache implements Cache {
 
     /**
      * Refuses calls on a closed cache, and calls from a user callback that runs under one of
-     * this cache's locks ({@link dev.clockwork.offheap.shard.CallbackGuard}).
+     * this cache's locks ({@link CallbackGuard}).
      */
     final void checkOpen() {
         if (closed) {
@@ -123,30 +128,19 @@ public abstract class ShardedCache implements Cache {
     abstract void checkRecord(long handle, long lengthWord);
 
     /*
-     * Reading a record through a handle nobody may hold (a caller's bug) without a lock: the
-     * field the read needs (value address, charge) is read first, with acquire, and the length
-     * word, whose high half is the stamp, after it. Whoever frees an entry moves the stamp first,
-     * then clears the address and frees the value, and a reused slot is stamped before its new
-     * fields are written. So if the later read finds the handle's stamp, the field read before it
-     * was the handle's entry's and the value was not yet freed: a stale or released handle gets
-     * an exception, never address 0 or another entry's bytes. A copy, which reads the value's
-     * bytes afterwards, reads the word once more when done ({@link #confirmCopy}). Two reads, as
-     * before there was a check: the value path stays small enough for C2 to inline it whole and
-     * keep its view off the heap.
+     * Reading a record through a handle nobody may hold (a caller's bug) without a lock follows
+     * the protocol of OptimisticRead: the field the read needs (value address, charge) first,
+     * with acquire, then the length word, whose high half is the stamp, checked against the
+     * handle ({@link #checkRecord}). So a stale or released handle gets an exception, never
+     * address 0 or another entry's bytes. A copy, which reads the value's bytes afterwards, reads
+     * the word once more when done ({@link #confirmCopy}). Two reads of the record, not more:
+     * the value path stays small enough for C2 to inline it whole and keep its view off the
+     * heap.
      */
-
-    /** {@code (MemorySegment, long offset)} access, exact so that a wrong type throws. */
-    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle()
-            .withInvokeExactBehavior();
-
-    /** A record's value address or charge, read before {@link #lengthWord} (see above). */
-    private long fieldAcquire(long record, long offset) {
-        return (long) LONG.getAcquire(context.all(), record + offset);
-    }
 
     /** The checked record's length word (see {@link #checkRecord}), read after its field. */
     private long lengthWord(long handle, long record) {
-        long word = context.all().get(ValueLayout.JAVA_LONG, ValueHeader.lengthWordOffset(record));
+        long word = OptimisticRead.lengthWord(context.all(), record);
         checkRecord(handle, word);
         return word;
     }
@@ -159,9 +153,7 @@ public abstract class ShardedCache implements Cache {
      * fails.
      */
     private void confirmCopy(long handle, long record, long word) {
-        VarHandle.loadLoadFence(); // the copy's reads stay before the second read of the word
-        long again = context.all().get(ValueLayout.JAVA_LONG, ValueHeader.lengthWordOffset(record));
-        if (again != word) {
+        if (!OptimisticRead.unchanged(context.all(), record, word)) {
             throw freedWhileRead(handle);
         }
     }
@@ -198,7 +190,7 @@ public abstract class ShardedCache implements Cache {
      * {@link #lookupHashed}, counted ({@link #countLookup}). If admission throws, the handle is
      * released before the exception goes on: the caller never gets it to release.
      */
-    private long lookupCounted(long h0, long h1) {
+    final long lookupCounted(long h0, long h1) {
         long handle = lookupHashed(h0, h1);
         try {
             countLookup(h0, handle != MISS);
@@ -213,7 +205,7 @@ public abstract class ShardedCache implements Cache {
      * Tells the stats and admission of a lookup's outcome. The policy is told last: if it throws,
      * the lookup is counted, and the caller releases what the lookup pinned.
      */
-    private void countLookup(long h0, boolean hit) {
+    final void countLookup(long h0, boolean hit) {
         if (stats.recordLookups) {
             if (hit) {
                 stats.lookups.hit();
@@ -252,7 +244,7 @@ public abstract class ShardedCache implements Cache {
     public final MemorySegment value(long handle) {
         checkOpen();
         long record = recordAddress(handle);
-        long address = fieldAcquire(record, ValueHeader.VALUE_ADDRESS_OFFSET);
+        long address = OptimisticRead.valueAddressAcquire(context.all(), record);
         int length = (int) lengthWord(handle, record);
         return context.allReadOnly().asSlice(address, length);
     }
@@ -267,7 +259,7 @@ public abstract class ShardedCache implements Cache {
     public final long charge(long handle) {
         checkOpen();
         long record = recordAddress(handle);
-        long charge = fieldAcquire(record, ValueHeader.CHARGE_OFFSET);
+        long charge = OptimisticRead.fieldAcquire(context.all(), record, ValueHeader.CHARGE_OFFSET);
         lengthWord(handle, record);
         return charge;
     }
@@ -277,15 +269,11 @@ public abstract class ShardedCache implements Cache {
         checkOpen();
         Args.requireNonNull("dst", dst);
         long record = recordAddress(handle);
-        long address = fieldAcquire(record, ValueHeader.VALUE_ADDRESS_OFFSET);
+        long address = OptimisticRead.valueAddressAcquire(context.all(), record);
         long word = lengthWord(handle, record);
         int length = (int) word;
-        MemorySegment all = context.all();
-        if (offset < 0 || offset > dst.length - length) {
-            throw new IllegalArgumentException("dst has room for " + (dst.length - offset)
-                    + " bytes at offset " + offset + ", value has " + length);
-        }
-        MemorySegment.copy(all, ValueLayout.JAVA_BYTE, address, dst, offset, length);
+        ValueCopies.checkRoom(dst.length, offset, length);
+        MemorySegment.copy(context.all(), ValueLayout.JAVA_BYTE, address, dst, offset, length);
         confirmCopy(handle, record, word);
         return length;
     }
@@ -295,42 +283,26 @@ public abstract class ShardedCache implements Cache {
         checkOpen();
         Args.requireNonNull("dst", dst);
         long record = recordAddress(handle);
-        long address = fieldAcquire(record, ValueHeader.VALUE_ADDRESS_OFFSET);
+        long address = OptimisticRead.valueAddressAcquire(context.all(), record);
         long word = lengthWord(handle, record);
         int length = (int) word;
-        MemorySegment all = context.all();
-        if (offset < 0 || offset > dst.byteSize() - length) {
-            throw new IllegalArgumentException("dst has room for " + (dst.byteSize() - offset)
-                    + " bytes at offset " + offset + ", value has " + length);
-        }
-        MemorySegment.copy(all, address, dst, offset, length);
+        ValueCopies.checkRoom(dst.byteSize(), offset, length);
+        MemorySegment.copy(context.all(), address, dst, offset, length);
         confirmCopy(handle, record, word);
         return length;
     }
 
     // ---------------------------------------------------------------- reads without a reference
 
-    /** {@link #findUnpinned}'s answer for a key that is not in the cache. */
-    static final long NOT_FOUND = -1L;
-
-    /** {@link #findUnpinned}'s answer for a cache that reads values only under a reference. */
-    static final long PIN_TO_READ = -2L;
-
     /**
-     * Reads without a reference a {@link #get} tries before it takes one. Each failed try saw the
-     * entry freed or rewritten under it; a slot fought over that hard is read under a reference,
-     * which ends the fight.
-     */
-    private static final int UNPINNED_TRIES = 4;
-
-    /**
-     * Finds a key's entry for a read that takes no reference: a non-negative token naming its
-     * record and its full stamp ({@link #unpinnedRecord}, {@link #unpinnedStamp}), which holds
-     * nothing and is good only while that stamp is the record's; {@link #NOT_FOUND}; or
-     * {@link #PIN_TO_READ} if this cache cannot read without a reference.
+     * Finds a key's entry for a read that takes no reference ({@link OptimisticRead}): a
+     * non-negative token naming its record and its full stamp ({@link #unpinnedRecord},
+     * {@link #unpinnedStamp}), which holds nothing and is good only while that stamp is the
+     * record's; {@link OptimisticRead#NOT_FOUND}; or {@link OptimisticRead#PIN_TO_READ} if this
+     * cache cannot read without a reference.
      */
     long findUnpinned(long h0, long h1) {
-        return PIN_TO_READ;
+        return OptimisticRead.PIN_TO_READ;
     }
 
     /** The native address of the record a {@link #findUnpinned} token of key {@code h0} names. */
@@ -348,7 +320,9 @@ public abstract class ShardedCache implements Cache {
         checkOpen();
         Args.requireNonNull("dst", dst);
         Args.requireOffset(offset, dst.length, "dst.length");
-        return (int) get(key0, key1, null, dst, offset, dst.length - offset);
+        long h0 = KeyHash.hash0(key0, key1, hashSeed);
+        return (int) OptimisticRead.get(this, h0, KeyHash.hash1FromHash0(h0, key1), null, dst,
+                offset, dst.length - offset);
     }
 
     @Override
@@ -356,147 +330,18 @@ public abstract class ShardedCache implements Cache {
         checkOpen();
         Args.requireNonNull("dst", dst);
         Args.requireOffset(offset, dst.byteSize(), "dst.byteSize()");
-        return get(key0, key1, dst, null, offset, dst.byteSize() - offset);
-    }
-
-    /**
-     * {@link #get} into {@code segment} or {@code array} (the other null) at {@code offset},
-     * with {@code room} bytes there. Without a reference while it can (see {@link #copyUnpinned}),
-     * else under one, as {@link Cache#get} does.
-     */
-    private long get(long key0, long key1, MemorySegment segment, byte[] array, long offset,
-                     long room) {
         long h0 = KeyHash.hash0(key0, key1, hashSeed);
-        long h1 = KeyHash.hash1FromHash0(h0, key1);
-        for (int i = 0; i < UNPINNED_TRIES; i++) {
-            long token = findUnpinned(h0, h1);
-            if (token == PIN_TO_READ) {
-                break;
-            }
-            if (token == NOT_FOUND) {
-                countLookup(h0, false);
-                return ABSENT;
-            }
-            long length = copyUnpinned(unpinnedRecord(h0, token), unpinnedStamp(token), segment,
-                    array, offset, room);
-            if (length >= 0) {
-                countLookup(h0, true);
-                return length;
-            }
-        }
-        long handle = lookupCounted(h0, h1);
-        if (handle == MISS) {
-            return ABSENT;
-        }
-        try {
-            return segment != null ? copyValue(handle, segment, offset)
-                    : copyValue(handle, array, (int) offset);
-        } finally {
-            release(handle);
-        }
+        return OptimisticRead.get(this, h0, KeyHash.hash1FromHash0(h0, key1), dst, null, offset,
+                dst.byteSize() - offset);
     }
 
-    /**
-     * {@link Cache#read} without a reference while it can: the same seqlock read as {@link #get}
-     * ({@link #copyUnpinned}), with the reader in place of the copy. What it returned, or threw,
-     * counts only if the length word is unchanged after it; the view stays inside mapped slab
-     * memory whatever happens meanwhile (the address and length were checked to be one entry's),
-     * and the arena's scope still makes a read racing close throw.
-     */
+    /** Without a reference while it can ({@link OptimisticRead}), else under one. */
     @Override
     public final long read(long key0, long key1, ValueReader reader, long ifAbsent) {
         checkOpen();
         Args.requireNonNull("reader", reader);
         long h0 = KeyHash.hash0(key0, key1, hashSeed);
-        long h1 = KeyHash.hash1FromHash0(h0, key1);
-        MemorySegment all = context.all();
-        for (int i = 0; i < UNPINNED_TRIES; i++) {
-            long token = findUnpinned(h0, h1);
-            if (token == PIN_TO_READ) {
-                break;
-            }
-            if (token == NOT_FOUND) {
-                countLookup(h0, false);
-                return ifAbsent;
-            }
-            long record = unpinnedRecord(h0, token);
-            long address = fieldAcquire(record, ValueHeader.VALUE_ADDRESS_OFFSET);
-            long word = all.get(ValueLayout.JAVA_LONG, ValueHeader.lengthWordOffset(record));
-            if ((int) (word >>> 32) != unpinnedStamp(token)) {
-                continue;
-            }
-            long result = 0;
-            Throwable thrown = null;
-            try {
-                result = reader.read(context.allReadOnly().asSlice(address, (int) word));
-            } catch (Throwable e) {
-                // Maybe from reading bytes of another entry, whatever it is (an Error, a checked
-                // exception thrown sneakily): judged below like a result.
-                thrown = e;
-            }
-            VarHandle.loadLoadFence(); // the reader's loads stay before the second read
-            if (all.get(ValueLayout.JAVA_LONG, ValueHeader.lengthWordOffset(record)) == word) {
-                countLookup(h0, true);
-                if (thrown != null) {
-                    throw CallbackGuard.rethrow(thrown);
-                }
-                return result;
-            }
-        }
-        return readPinned(h0, h1, reader, ifAbsent);
-    }
-
-    /**
-     * {@link #read} under a reference: for caches that read only so, and for an entry fought
-     * over too hard to read without one. Apart so that {@link #read} stays small enough to
-     * inline whichever way a cache reads.
-     */
-    private long readPinned(long h0, long h1, ValueReader reader, long ifAbsent) {
-        long handle = lookupCounted(h0, h1);
-        if (handle == MISS) {
-            return ifAbsent;
-        }
-        try {
-            return reader.read(value(handle));
-        } finally {
-            release(handle);
-        }
-    }
-
-    /** {@link #copyUnpinned}'s answer when the entry changed under the copy: find it again. */
-    private static final long CHANGED = -2L;
-
-    /**
-     * Copies the value of the entry with {@code stamp} in {@code record}, holding no reference:
-     * the value address (acquire), then the length word, whose high half must be that stamp (so
-     * the address was that entry's, see above), then the bytes, then the length word again:
-     * unchanged, the entry was not freed before the last byte was read. The whole stamp is
-     * compared, not a handle's check bits: an entry of another key that took the record meanwhile
-     * must not pass. The copy cannot fault however stale the address: value memory stays
-     * mapped until the cache closes ({@code ValueSlabs}), and a read racing close throws through
-     * the scoped view.
-     *
-     * @return the value's length or {@link #CHANGED}
-     * @throws IllegalArgumentException if the value does not fit in {@code room}
-     */
-    private long copyUnpinned(long record, int stamp, MemorySegment segment, byte[] array,
-                              long offset, long room) {
-        long address = fieldAcquire(record, ValueHeader.VALUE_ADDRESS_OFFSET);
-        MemorySegment all = context.all();
-        long word = all.get(ValueLayout.JAVA_LONG, ValueHeader.lengthWordOffset(record));
-        if ((int) (word >>> 32) != stamp) {
-            return CHANGED;
-        }
-        int length = (int) word;
-        Args.requireRoom(length, room, offset);
-        if (segment != null) {
-            MemorySegment.copy(all, address, segment, offset, length);
-        } else {
-            MemorySegment.copy(all, ValueLayout.JAVA_BYTE, address, array, (int) offset, length);
-        }
-        VarHandle.loadLoadFence(); // the copy's reads stay before the second read of the word
-        long again = all.get(ValueLayout.JAVA_LONG, ValueHeader.lengthWordOffset(record));
-        return again == word ? length : CHANGED;
+        return OptimisticRead.read(this, h0, KeyHash.hash1FromHash0(h0, key1), reader, ifAbsent);
     }
 
     // ---------------------------------------------------------------- insert
@@ -505,14 +350,14 @@ public abstract class ShardedCache implements Cache {
     public final boolean insert(long key0, long key1, MemorySegment value, long charge,
                                 Priority priority) {
         Args.requireNonNull("value", value);
-        return insert(key0, key1, value, null, 0, checkLength(value.byteSize()), charge, priority,
-                false) != MISS;
+        int length = ValueCopies.checkLength(value.byteSize());
+        return insert(key0, key1, value, null, 0, length, charge, priority, false) != MISS;
     }
 
     @Override
     public final boolean insert(long key0, long key1, byte[] value, int offset, int length,
                                 long charge, Priority priority) {
-        checkArray(value, offset, length);
+        ValueCopies.checkArray(value, offset, length);
         return insert(key0, key1, null, value, offset, length, charge, priority, false) != MISS;
     }
 
@@ -520,31 +365,15 @@ public abstract class ShardedCache implements Cache {
     public final long insertPinned(long key0, long key1, MemorySegment value, long charge,
                                    Priority priority) {
         Args.requireNonNull("value", value);
-        return insert(key0, key1, value, null, 0, checkLength(value.byteSize()), charge, priority,
-                true);
+        int length = ValueCopies.checkLength(value.byteSize());
+        return insert(key0, key1, value, null, 0, length, charge, priority, true);
     }
 
     @Override
     public final long insertPinned(long key0, long key1, byte[] value, int offset, int length,
                                    long charge, Priority priority) {
-        checkArray(value, offset, length);
+        ValueCopies.checkArray(value, offset, length);
         return insert(key0, key1, null, value, offset, length, charge, priority, true);
-    }
-
-    private static int checkLength(long length) {
-        if (length > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("value is " + length + " bytes; at most "
-                    + Integer.MAX_VALUE + " are supported");
-        }
-        return (int) length;
-    }
-
-    private static void checkArray(byte[] value, int offset, int length) {
-        Args.requireNonNull("value", value);
-        if (offset < 0 || length < 0 || offset > value.length - length) {
-            throw new IndexOutOfBoundsException("offset " + offset + " and length " + length
-                    + " do not fit value of " + value.length + " bytes");
-        }
     }
 
     /** Checks, asks admission, copies the value into native memory and stores it. */
@@ -560,18 +389,7 @@ public abstract class ShardedCache implements Cache {
         }
         long h0 = KeyHash.hash0(key0, key1, hashSeed);
         long h1 = KeyHash.hash1FromHash0(h0, key1);
-        long address = context.values.allocate(length);
-        try {
-            if (segment != null) {
-                MemorySegment.copy(segment, 0, context.all(), address, length);
-            } else {
-                MemorySegment.copy(array, offset, context.all(), ValueLayout.JAVA_BYTE, address,
-                        length);
-            }
-        } catch (RuntimeException | Error e) {
-            context.values.free(address, length); // closed meanwhile, or a bad source segment
-            throw e;
-        }
+        long address = ValueCopies.copyIn(context, segment, array, offset, length);
         long result;
         try {
             result = insertCopied(h0, h1, address, length, charge, priority, keepRef);
@@ -634,24 +452,7 @@ public abstract class ShardedCache implements Cache {
         checkOpen();
         Args.requirePositive("capacity", capacity);
         this.capacity = capacity;
-        long perShard = perShardCapacity(capacity, shards.length);
-        Throwable failure = null;
-        for (Shard shard : shards) {
-            try {
-                shard.setCapacity(perShard);
-            } catch (Throwable t) {
-                // An LRU shard's policy threw when asked for its window: the shard took the
-                // capacity anyway; so do the others, and the caller then gets the exception.
-                if (failure == null) {
-                    failure = t;
-                } else {
-                    failure.addSuppressed(t);
-                }
-            }
-        }
-        if (failure != null) {
-            throw CallbackGuard.rethrow(failure);
-        }
+        ShardSizing.setCapacity(shards, perShardCapacity(capacity, shards.length));
     }
 
     @Override
@@ -752,25 +553,13 @@ public abstract class ShardedCache implements Cache {
     public final void close() {
         CallbackGuard.refuseIfInPolicy();
         closed = true; // from now on every call is refused
-        if (CallbackGuard.isInsideLocked()) {
-            if (!closing.tryLock()) {
-                return; // a running close needs our lock: it finishes once we return
-            }
-        } else {
-            closing.lock();
-        }
-        try {
-            if (freed) {
-                return;
-            }
-            beforeArenaClose();
-            context.closeArena(); // waits; throws only if interrupted, freeing nothing
-            freed = true; // before the frees: whatever happens below, nothing is freed twice
-            ShardSizing.forEachShard(shards, Shard::freeAll);
-            freeOutsideShards();
-            context.values.freeAll(); // last: the walks above leave slab blocks to their chunks
-        } finally {
-            closing.unlock();
-        }
+        closing.freeOnce(this);
+    }
+
+    /** Frees every native byte; once, for {@link CloseProtocol}, after the arena closed. */
+    final void freeMemory() {
+        ShardSizing.forEachShard(shards, Shard::freeAll);
+        freeOutsideShards();
+        context.values.freeAll(); // last: the walks above leave slab blocks to their chunks
     }
 }

@@ -8,11 +8,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.clockwork.cache.Priority;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-import dev.clockwork.offheap.lru.LruShard;
+import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.offheap.context.CacheContext;
 import dev.clockwork.offheap.entry.RecordSlab;
+import dev.clockwork.offheap.lru.LruShard;
+import dev.clockwork.offheap.shard.InsertOutcome;
+import dev.clockwork.offheap.shard.ShardContext;
+import dev.clockwork.offheap.shard.ShardSizing;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /** The list and pool rules of one LRU shard, read off its list. */
 class LruShardTest {
@@ -25,8 +29,8 @@ class LruShardTest {
     }
 
     private LruShard shard(long capacity, double high, double low, int maxRecordChunks) {
-        shard = new LruShard(context, 0, 0, capacity,
-                CacheOptions.MAX_USAGE, maxRecordChunks, false, high, low, false, null);
+        shard = new LruShard(new ShardContext(0, 0, capacity, CacheOptions.MAX_USAGE, false, false,
+                context, Admission.ALWAYS), new LruShard.Options(high, low, maxRecordChunks));
         return shard;
     }
 
@@ -47,7 +51,7 @@ class LruShardTest {
     private long insert(long key, Priority priority, boolean keepRef) {
         long value = context.values.allocate(8);
         long e = shard.insert(key, h1(key), value, 8, CHARGE, priority, keepRef);
-        if (e == LruShard.DROPPED || e == LruShard.REFUSED) {
+        if (e == InsertOutcome.DROPPED || e == InsertOutcome.REFUSED) {
             context.values.free(value, 8);
         }
         return e;
@@ -95,8 +99,8 @@ class LruShardTest {
             handles[k] = shard.lookup(k == 1 ? records : k, h1(k == 1 ? records : k));
             assertNotEquals(0, handles[k], "key " + k);
         }
-        assertEquals(LruShard.REFUSED, insert(5000, Priority.LOW, false));
-        assertEquals(LruShard.REFUSED, insert(5001, Priority.HIGH, true));
+        assertEquals(InsertOutcome.REFUSED, insert(5000, Priority.LOW, false));
+        assertEquals(InsertOutcome.REFUSED, insert(5001, Priority.HIGH, true));
         assertEquals(records, shard.entryCount());
         shard.release(handles[7], false);
         assertTrue(insert(5002, Priority.LOW, false) > 0, "evicts 7, the only unpinned entry");
@@ -106,9 +110,9 @@ class LruShardTest {
                 shard.release(handles[k], false);
             }
         }
-        assertEquals(RecordSlab.MAX_CHUNKS, RecordSlab.maxChunks(0), "31-bit indexes");
-        assertEquals(1 << 11, RecordSlab.maxChunks(10), "2^21 records with 2^10 shards");
-        assertEquals(1 << 5, RecordSlab.maxChunks(16), "2^15 records with 2^16 shards");
+        assertEquals(RecordSlab.MAX_CHUNKS, ShardSizing.maxRecordChunks(0), "31-bit indexes");
+        assertEquals(1 << 11, ShardSizing.maxRecordChunks(10), "2^21 records with 2^10 shards");
+        assertEquals(1 << 5, ShardSizing.maxRecordChunks(16), "2^15 records with 2^16 shards");
     }
 
     @Test
@@ -171,8 +175,10 @@ class LruShardTest {
         assertEquals(200, shard.pinnedUsage());
         shard.setStrict(true);
         long c = insert(5, Priority.LOW, true); // evicts 4; now everything is pinned
-        assertEquals(-1, insert(6, Priority.LOW, true), "strict, nothing to evict: refused");
-        assertEquals(0, insert(7, Priority.LOW, false), "without a handle: dropped");
+        assertEquals(InsertOutcome.REFUSED, insert(6, Priority.LOW, true),
+                "strict, nothing to evict: refused");
+        assertEquals(InsertOutcome.DROPPED, insert(7, Priority.LOW, false),
+                "without a handle: dropped");
         assertEquals(300, shard.usage());
         shard.release(a, false);
         shard.release(b, false);

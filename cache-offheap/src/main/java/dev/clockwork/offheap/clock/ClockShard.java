@@ -10,6 +10,7 @@ import dev.clockwork.offheap.CacheOptions;
 import dev.clockwork.offheap.ShardedCache;
 import dev.clockwork.offheap.admission.TinyLfu;
 import dev.clockwork.offheap.shard.CallbackGuard;
+import dev.clockwork.offheap.shard.InsertOutcome;
 import dev.clockwork.offheap.shard.Shard;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -25,13 +26,13 @@ import java.util.concurrent.atomic.AtomicLong;
 public abstract class ClockShard extends ClockProtocol implements Shard {
     // Results of insert that are not a FoundEntry; none equals FoundEntry.NONE.
     /** Not stored, nothing charged: free the value ("as if inserted and evicted at once"). */
-    public static final long INSERT_DROPPED = -2;
+    public static final long INSERT_DROPPED = InsertOutcome.DROPPED;
     /** Refused by a limit, nothing charged: free the value. */
-    public static final long INSERT_REFUSED = -3;
+    public static final long INSERT_REFUSED = InsertOutcome.REFUSED;
     /** Usage charged, no slot: make a standalone entry. */
-    public static final long INSERT_STANDALONE = -4;
+    public static final long INSERT_STANDALONE = InsertOutcome.STANDALONE;
     /** The admission policy kept a victim against it; nothing charged: free the value. */
-    public static final long INSERT_REJECTED = -5;
+    public static final long INSERT_REJECTED = InsertOutcome.REJECTED;
 
     /**
      * Most slots a table may have when there are {@code 2^shardBits} shards: a handle names a

@@ -1,15 +1,11 @@
 package dev.clockwork.offheap.entry;
 
-import dev.clockwork.offheap.memory.NativeAllocator;
-
 import dev.clockwork.offheap.context.CacheContext;
-
-
+import dev.clockwork.offheap.memory.NativeAllocator;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
-import dev.clockwork.offheap.CacheOptions;
 
 /**
  * 64-byte records carved from native chunks, named by a 31-bit index: the LRU cache's entries.
@@ -58,16 +54,6 @@ public final class RecordSlab {
     /** Indexes are 31 bits, so at most this many chunks (2^31 records, 128 GiB of them). */
     public static final int MAX_CHUNKS = 1 << (31 - CHUNK_SHIFT);
 
-    /**
-     * Most chunks the slab of one of {@code 2^shardBits} shards may carve: its indexes stay below
-     * 2^31 and below {@link CacheOptions#maxLocationsPerShard} (a handle names a record and its
-     * shard in {@link CacheOptions#MAX_LOCATION_BITS} bits).
-     */
-    public static int maxChunks(int shardBits) {
-        return (int) (Math.min(1L << 31, CacheOptions.maxLocationsPerShard(shardBits))
-                >> CHUNK_SHIFT);
-    }
-
     public static final long FREE_NEXT_OFFSET = 0;
     /**
      * Where the stamp lives: the second half of a record's eighth word, so that an owner
@@ -86,7 +72,7 @@ public final class RecordSlab {
     private final MemorySegment mem;
     /** All memory, unscoped: for everything else, which runs under the owner's lock. */
     private final MemorySegment raw;
-    /** Chunks this slab may carve at most ({@link #maxChunks}); see {@link #full}. */
+    /** Chunks this slab may carve at most (ShardSizing.maxRecordChunks); see {@link #full}. */
     private final int maxChunks;
     /** The chunk table: [chunk 0][chunk 1]...; written under the owner's lock. */
     private volatile long table;
@@ -107,7 +93,7 @@ public final class RecordSlab {
      * @param stampSalt the cache's salt for seeding stamps ({@link CacheContext#stampSalt})
      * @param identityBase or'ed with a record's index, a number no other slot or record of the
      *     cache has (its bits above the index's 31)
-     * @param maxChunks the most chunks the slab may carve ({@link #maxChunks(int)})
+     * @param maxChunks the most chunks the slab may carve (ShardSizing.maxRecordChunks)
      */
     public RecordSlab(MemorySegment mem, MemorySegment raw, long stampSalt, long identityBase,
                int maxChunks) {

@@ -6,9 +6,11 @@ import static dev.clockwork.offheap.lru.LruList.hashNext;
 import static dev.clockwork.offheap.lru.LruList.key0;
 import static dev.clockwork.offheap.lru.LruList.key1;
 import static dev.clockwork.offheap.lru.LruRecordLayout.HASH_NEXT_OFFSET;
+import static dev.clockwork.offheap.lru.LruRecordLayout.IN_CACHE;
+import static dev.clockwork.offheap.lru.LruRecordLayout.REFS_AND_FLAGS_OFFSET;
 
-import dev.clockwork.offheap.memory.NativeAllocator;
 import dev.clockwork.offheap.entry.RecordSlab;
+import dev.clockwork.offheap.memory.NativeAllocator;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -21,9 +23,14 @@ import java.lang.foreign.MemorySegment;
  *              |         `--> record.hashNext --> record.hashNext --> 0
  *              `--> record.hashNext --> 0
  * </pre>
- * Invariant: every entry in the cache is on exactly one chain, the one of its key's {@code h1};
- * entries out of the cache (erased while pinned) are on none. The array doubles at load factor
- * 1.
+ * Invariant: every entry in the cache is on exactly one chain, the one of its key's {@code h1},
+ * and has {@code IN_CACHE} set; entries out of the cache (erased while pinned) are on none and
+ * have it clear. That flag is the index's: set before {@link #insert}, cleared by
+ * {@link #remove}. At most one entry per key. The array doubles at load factor 1.
+ *
+ * <p>The whole index, as RocksDB's {@code LRUHandleTable}: the shard asks it for a key's entry,
+ * hands it new entries (getting back the one of the same key they replace) and takes entries out
+ * of it; it never looks into the chains or the bucket array.
  */
 final class LruHashIndex {
     private static final int MIN_BUCKET_BITS = 4;
@@ -73,12 +80,35 @@ final class LruHashIndex {
         return link;
     }
 
-    /** Links the entry at record {@code e}, index {@code index}, at the head of its chain. */
-    void insert(long e, int index) {
+    /**
+     * Links the entry at record {@code e}, index {@code index}, in place of its key's entry if
+     * there is one, else at the head of its chain. Returns the entry it replaced, taken out of
+     * the index ({@code IN_CACHE} cleared), or 0.
+     */
+    long insert(long e, int index) {
+        assert (flags(e) & IN_CACHE) != 0 : "an entry enters the index marked IN_CACHE";
+        long link = findLink(key0(e), key1(e));
+        int old = RAW.get(INT, link);
+        if (old != 0) {
+            long replaced = slab.address(old);
+            RAW.set(INT, e + HASH_NEXT_OFFSET, hashNext(replaced));
+            RAW.set(INT, link, index);
+            clearInCache(replaced);
+            return replaced;
+        }
         pushOnChain(e, index);
         if (++entryCount > (1L << bucketBits)) {
             resize(bucketBits + 1);
         }
+        return 0;
+    }
+
+    private static int flags(long e) {
+        return RAW.get(INT, e + REFS_AND_FLAGS_OFFSET);
+    }
+
+    private static void clearInCache(long e) {
+        RAW.set(INT, e + REFS_AND_FLAGS_OFFSET, flags(e) & ~IN_CACHE);
     }
 
     private void pushOnChain(long e, int index) {
@@ -87,11 +117,15 @@ final class LruHashIndex {
         RAW.set(INT, bucket, index);
     }
 
-    /** Takes an entry out of the index (it must be there). */
+    /** Takes an entry out of the index (it must be there) and clears its {@code IN_CACHE}. */
     void remove(long e) {
+        assert (flags(e) & IN_CACHE) != 0 : "removing an entry not in the index";
         long link = findLink(key0(e), key1(e));
+        assert RAW.get(INT, link) == slab.indexOf(e) : "the key's entry is another";
         RAW.set(INT, link, hashNext(e));
+        clearInCache(e);
         entryCount--;
+        assert entryCount >= 0 : entryCount;
     }
 
     /**

@@ -1,8 +1,8 @@
 package dev.clockwork.offheap.lru;
 
 import static dev.clockwork.offheap.lru.LruRecordLayout.CHARGE_OFFSET;
-import static dev.clockwork.offheap.lru.LruRecordLayout.HAS_HIT;
 import static dev.clockwork.offheap.lru.LruRecordLayout.HASH_NEXT_OFFSET;
+import static dev.clockwork.offheap.lru.LruRecordLayout.HAS_HIT;
 import static dev.clockwork.offheap.lru.LruRecordLayout.IN_HIGH_POOL;
 import static dev.clockwork.offheap.lru.LruRecordLayout.IN_LOW_POOL;
 import static dev.clockwork.offheap.lru.LruRecordLayout.IN_WINDOW;
@@ -15,25 +15,40 @@ import static dev.clockwork.offheap.lru.LruRecordLayout.PRIORITY_SHIFT;
 import static dev.clockwork.offheap.lru.LruRecordLayout.REFS_AND_FLAGS_OFFSET;
 
 import dev.clockwork.cache.Priority;
+import dev.clockwork.offheap.memory.NativeAllocator;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import dev.clockwork.offheap.memory.NativeAllocator;
 
 /**
  * An LRU shard's records and its list: typed access to each record field
  * ({@link LruRecordLayout}), and the one list of unreferenced entries, oldest to newest, split
- * into the bottom, low and high pools (see {@link LruShard} for the rules). Every method runs
- * under the shard's lock; none takes it.
+ * into the bottom, low and high pools, plus the admission window's list when there is one.
+ * Every method runs under the shard's lock; none takes it.
+ *
+ * <p>The main list is [bottom][low][high] from oldest to newest: {@link #bottomNewest} is the
+ * newest entry of the bottom pool and {@link #lowNewest} the newest of the low pool (each the
+ * cursor below it, or the head, when its pool is empty). An unreferenced entry goes where its
+ * priority and hit flag say: HIGH or hit to the newest end of the high pool (if there is a high
+ * pool), else HIGH, LOW or hit to the newest end of the low pool (if there is one), else to the
+ * newest end of the bottom pool.
+ *
+ * <p>Invariants, asserted at each transition (as RocksDB's {@code lru_cache.cc}): an entry on a
+ * list has no references and was in the index when put there; it has at most one of
+ * {@code IN_HIGH_POOL} and {@code IN_LOW_POOL}, and neither if it is in the window;
+ * {@code listUsage} is the total charge of the entries on both lists and covers
+ * {@code windowUsage + highPoolUsage + lowPoolUsage}; each usage is never negative; after a
+ * rebalance the high and low pools are within their capacities.
  */
 abstract class LruList {
     static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
     static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
     /**
      * All memory, unscoped: every access here runs under the shard's lock, and close frees the
-     * shard's memory under that lock too ({@link #freeAll}), after which every operation refuses
-     * to start ({@link #refused}). So an operation racing close either finishes before the memory
-     * is freed or touches none of it, and never stops half done, as it could if an access failed
-     * midway on the closed arena (a value freed twice). Unscoped accesses are also cheaper.
+     * shard's memory under that lock too ({@code LruShard.freeAll}), after which every operation
+     * refuses to start ({@link LruRefusals}). So an operation racing close either finishes before
+     * the memory is freed or touches none of it, and never stops half done, as it could if an
+     * access failed midway on the closed arena (a value freed twice). Unscoped accesses are also
+     * cheaper.
      */
     static final MemorySegment RAW = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
     /** Bytes each entry adds to its charge for its record (0 unless metadata is charged). */
@@ -57,7 +72,7 @@ abstract class LruList {
     /**
      * The admission window's dummy entry (W-TinyLFU, with an admission policy only; else 0): a
      * second list, oldest to newest, of new entries not yet judged against the main list's
-     * oldest. See {@link LruShard}.
+     * oldest. See {@link LruWindow}.
      */
     final long windowHead;
     /** Total charge of the unreferenced entries in the window. */
@@ -175,13 +190,16 @@ abstract class LruList {
 
     /** Takes an entry off the list, keeping the pool cursors and usages right. */
     void listRemove(long e) {
+        assert listed(e);
         long p = prev(e);
         long n = next(e);
         setNext(p, n);
         setPrev(n, p);
         long charge = totalCharge(e);
+        assert listUsage >= charge : "listUsage " + listUsage + " below a listed charge";
         listUsage -= charge;
         if ((refsAndFlags(e) & IN_WINDOW) != 0) {
+            assert windowUsage >= charge : "windowUsage " + windowUsage + " below its entry's";
             windowUsage -= charge; // not on the main list: its cursors are elsewhere
             return;
         }
@@ -195,13 +213,42 @@ abstract class LruList {
             int v = refsAndFlags(e);
             if ((v & (IN_HIGH_POOL | IN_LOW_POOL)) != 0) {
                 if ((v & IN_HIGH_POOL) != 0) {
+                    assert highPoolUsage >= charge : "highPoolUsage below its entry's charge";
                     highPoolUsage -= charge;
                 } else {
+                    assert lowPoolUsage >= charge : "lowPoolUsage below its entry's charge";
                     lowPoolUsage -= charge;
                 }
                 setRefsAndFlags(e, v & ~(IN_HIGH_POOL | IN_LOW_POOL));
             }
         }
+        assert usagesAdd();
+    }
+
+    /**
+     * Whether {@code e} may be on a list: an entry record (not a head), unreferenced, in one pool
+     * at most and in none if in the window. For asserts. (An entry leaves the index just before
+     * it leaves the list when erased or replaced, so the index flag is checked on insert only.)
+     */
+    private boolean listed(long e) {
+        int v = refsAndFlags(e);
+        assert e != head && e != windowHead : "a list head as an entry";
+        assert refs(v) == 0 : "a referenced entry on the list: " + refs(v) + " refs";
+        assert (v & (IN_HIGH_POOL | IN_LOW_POOL)) != (IN_HIGH_POOL | IN_LOW_POOL)
+                : "an entry in both the high and the low pool";
+        assert (v & IN_WINDOW) == 0 || (v & (IN_HIGH_POOL | IN_LOW_POOL)) == 0
+                : "a window entry in a pool of the main list";
+        return true;
+    }
+
+    /** Whether the list's usages are consistent (see the class comment). For asserts. */
+    private boolean usagesAdd() {
+        assert windowUsage >= 0 && highPoolUsage >= 0 && lowPoolUsage >= 0
+                : "negative usage: window " + windowUsage + ", high " + highPoolUsage
+                + ", low " + lowPoolUsage;
+        assert listUsage >= windowUsage + highPoolUsage + lowPoolUsage
+                : "listUsage " + listUsage + " below its parts";
+        return true;
     }
 
     void linkAfter(long at, long e) {
@@ -214,9 +261,13 @@ abstract class LruList {
 
     /** Puts an unreferenced entry on the list where its priority and hit flag place it. */
     void listInsert(long e) {
+        assert listed(e);
+        assert hasFlag(e, LruRecordLayout.IN_CACHE) : "an entry out of the index put on the list";
+        assert (refsAndFlags(e) & (IN_HIGH_POOL | IN_LOW_POOL)) == 0 : "already in a pool";
         long charge = totalCharge(e);
         listUsage += charge;
         if ((refsAndFlags(e) & IN_WINDOW) != 0) {
+            assert windowHead != 0 : "a window entry without a window";
             linkAfter(prev(windowHead), e);
             windowUsage += charge;
             return;
@@ -246,12 +297,14 @@ abstract class LruList {
             }
             bottomNewest = e;
         }
+        assert usagesAdd();
     }
 
     /** Moves the oldest entries of an over-full pool to the pool below. */
     void maintainPoolSizes() {
         while (highPoolUsage > highPoolCapacity) {
             lowNewest = next(lowNewest); // the high pool's oldest becomes the low pool's newest
+            assert lowNewest != head && hasFlag(lowNewest, IN_HIGH_POOL) : "high pool cursor";
             setFlags(lowNewest, IN_LOW_POOL, IN_HIGH_POOL);
             long charge = totalCharge(lowNewest);
             highPoolUsage -= charge;
@@ -259,8 +312,48 @@ abstract class LruList {
         }
         while (lowPoolUsage > lowPoolCapacity) {
             bottomNewest = next(bottomNewest);
+            assert bottomNewest != head && hasFlag(bottomNewest, IN_LOW_POOL) : "low pool cursor";
             setFlags(bottomNewest, 0, IN_LOW_POOL);
             lowPoolUsage -= totalCharge(bottomNewest);
         }
+        assert highPoolUsage <= highPoolCapacity && lowPoolUsage <= lowPoolCapacity
+                : "a pool over its capacity after the rebalance";
+        assert usagesAdd();
+    }
+
+    // ---------------------------------------------------------------- usages, under the lock
+
+    // Synchronized on the shard (this object): the shard's monitor guards the list.
+
+    public synchronized long highPoolUsage() {
+        return highPoolUsage;
+    }
+
+    public synchronized long lowPoolUsage() {
+        return lowPoolUsage;
+    }
+
+    /** Unreferenced entries' total charge in the bottom pool. */
+    public synchronized long bottomPoolUsage() {
+        return listUsage - highPoolUsage - lowPoolUsage - windowUsage;
+    }
+
+    /** Unreferenced entries' total charge in the admission window (0 without a policy). */
+    public synchronized long windowUsage() {
+        return windowUsage;
+    }
+
+    /** The list from oldest to newest, for tests: entry addresses (the shard checks it is open). */
+    final long[] listOrderUnchecked() {
+        int n = 0;
+        for (long e = next(head); e != head; e = next(e)) {
+            n++;
+        }
+        long[] order = new long[n];
+        int i = 0;
+        for (long e = next(head); e != head; e = next(e)) {
+            order[i++] = e;
+        }
+        return order;
     }
 }

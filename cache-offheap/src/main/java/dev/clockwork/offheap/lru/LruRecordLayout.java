@@ -1,5 +1,5 @@
 package dev.clockwork.offheap.lru;
-import dev.clockwork.offheap.ShardedCache;
+
 import dev.clockwork.offheap.entry.EntryStamp;
 import dev.clockwork.offheap.entry.RecordSlab;
 import dev.clockwork.offheap.entry.ValueHeader;
@@ -40,8 +40,8 @@ import dev.clockwork.offheap.entry.ValueHeader;
  *  +--------------------------------------------------------------+
  * </pre>
  *
- * <p>Bytes 8..47 are the {@link ValueHeader} every record kind shares, so that one code path reads a
- * value through any cache's handle; the rest is the LRU's own.
+ * <p>Bytes 8..47 are the {@link ValueHeader} every record kind shares, so that one code path
+ * reads a value through any cache's handle; the rest is the LRU's own.
  *
  * <p>Every field is written under the shard's lock, so plain accesses do. Reading a pinned entry's
  * value, length and charge through its handle takes no lock: the reference held keeps them from

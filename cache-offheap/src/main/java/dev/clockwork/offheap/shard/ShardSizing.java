@@ -1,5 +1,7 @@
 package dev.clockwork.offheap.shard;
 
+import dev.clockwork.offheap.entry.EntryStamp;
+import dev.clockwork.offheap.entry.RecordSlab;
 import java.util.function.Consumer;
 import java.util.function.ToLongFunction;
 
@@ -10,6 +12,11 @@ import java.util.function.ToLongFunction;
 public final class ShardSizing {
     /** RocksDB's most default shard bits: 64 shards. */
     private static final int MAX_DEFAULT_SHARD_BITS = 6;
+    /**
+     * A handle names a slot or record and its shard in this many bits, 31: the rest of its 64
+     * hold the entry's 31-bit generation and a kind bit ({@link EntryStamp}).
+     */
+    public static final int MAX_LOCATION_BITS = EntryStamp.LOCATION_BITS;
 
     private ShardSizing() {
     }
@@ -39,6 +46,27 @@ public final class ShardSizing {
         return bits;
     }
 
+    /**
+     * Most slots (HyperClock) or records (LRU) a shard may have when there are
+     * {@code 2^shardBits} shards, as far as handles are concerned (see
+     * {@link #MAX_LOCATION_BITS}); each cache type may have a lower limit of its own.
+     *
+     * @param shardBits log2 of the shard count, 0 to 16
+     * @return {@code 2^(31 - shardBits)}
+     */
+    public static long maxLocationsPerShard(int shardBits) {
+        return 1L << (MAX_LOCATION_BITS - shardBits);
+    }
+
+    /**
+     * Most chunks the record slab of one of {@code 2^shardBits} shards may carve: its indexes
+     * stay below 2^31 and below {@link #maxLocationsPerShard}.
+     */
+    public static int maxRecordChunks(int shardBits) {
+        return (int) (Math.min(1L << 31, maxLocationsPerShard(shardBits))
+                / RecordSlab.RECORDS_PER_CHUNK);
+    }
+
     /** Sum of {@code value} over the shards; each read on its own, so not atomic across them. */
     public static <S> long sumOverShards(S[] shards, ToLongFunction<? super S> value) {
         long sum = 0;
@@ -55,6 +83,29 @@ public final class ShardSizing {
             max = Math.max(max, value.applyAsLong(shard));
         }
         return max;
+    }
+
+    /**
+     * Gives every shard its share of a new capacity. A shard that throws (an LRU shard's policy,
+     * asked for its window) took the capacity anyway; so do the others, and the caller then gets
+     * the first exception, with the others suppressed in it.
+     */
+    public static void setCapacity(Shard[] shards, long perShard) {
+        Throwable failure = null;
+        for (Shard shard : shards) {
+            try {
+                shard.setCapacity(perShard);
+            } catch (Throwable t) {
+                if (failure == null) {
+                    failure = t;
+                } else {
+                    failure.addSuppressed(t);
+                }
+            }
+        }
+        if (failure != null) {
+            throw CallbackGuard.rethrow(failure);
+        }
     }
 
     public static <S> void forEachShard(S[] shards, Consumer<? super S> action) {
