@@ -1,19 +1,10 @@
 package dev.clockwork.cli.bench;
 
-import java.io.PrintWriter;
-import java.lang.management.GarbageCollectorMXBean;
-import java.lang.management.ManagementFactory;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.OptionalLong;
-
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cli.CacheFactory;
-import dev.clockwork.cli.Main;
-import dev.clockwork.cli.common.CFormat;
 import dev.clockwork.cli.caches.BenchTarget;
+import dev.clockwork.cli.common.CFormat;
+import dev.clockwork.cli.common.Program;
 import dev.clockwork.cli.workload.Hiccups;
 import dev.clockwork.cli.workload.JvmBill;
 import dev.clockwork.cli.workload.LatencyStats;
@@ -24,6 +15,14 @@ import dev.clockwork.offheap.HyperClockCache;
 import dev.clockwork.offheap.LruCache;
 import dev.clockwork.offheap.NativeMemory;
 import dev.clockwork.offheap.TableReport;
+import java.io.PrintWriter;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalLong;
 
 /**
  * What {@code clockwork bench} prints: cache_bench's header and report, in its words and
@@ -274,7 +273,7 @@ final class BenchReport {
     void header() {
         String line = "----------------------------";
         out.println(line);
-        out.printf("Clockwork version   : %s%n", Main.version());
+        out.printf("Clockwork version   : %s%n", Program.version());
         out.printf("Cache impl name     : %s%n", target.implName());
         out.printf("Java runtime        : %s (%s)%n", Runtime.version(),
                 System.getProperty("java.vendor"));

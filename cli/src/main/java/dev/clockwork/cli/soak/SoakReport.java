@@ -18,15 +18,14 @@ import static dev.clockwork.cli.soak.SoakCounters.RELEASE;
 import static dev.clockwork.cli.soak.SoakCounters.RELEASE_ERASE;
 import static dev.clockwork.cli.soak.SoakMemory.mib;
 
-import java.io.PrintWriter;
-import java.util.Locale;
-
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cli.CacheFactory;
-import dev.clockwork.cli.Main;
 import dev.clockwork.cli.common.CFormat;
 import dev.clockwork.cli.common.Json;
+import dev.clockwork.cli.common.Program;
+import java.io.PrintWriter;
+import java.util.Locale;
 
 /**
  * What {@code clockwork soak} prints: the header, a line per report interval and the summary, as
@@ -52,7 +51,7 @@ final class SoakReport {
             return;
         }
         out.println("----------------------------");
-        out.printf("Clockwork version   : %s%n", Main.version());
+        out.printf("Clockwork version   : %s%n", Program.version());
         out.printf("Cache type          : %s (%s)%n", o.cacheType, CacheFactory.implName(cache));
         out.printf("Java runtime        : %s, max heap %s MiB%n", Runtime.version(),
                 mib(Runtime.getRuntime().maxMemory()));
