@@ -7,16 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.clockwork.cli.GFlags;
-import dev.clockwork.cli.Main;
 import dev.clockwork.cli.RunMain;
 import dev.clockwork.cli.common.CacheFlags;
 import dev.clockwork.cli.common.OpMixFlags;
 import dev.clockwork.cli.common.WorkloadFlags;
 import dev.clockwork.cli.workload.ProcessStats;
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -25,13 +20,7 @@ class BenchFlagsTest {
 
     /** Parses bench flags exactly as {@code clockwork bench ...} does, then validates them. */
     static BenchOptions parse(String... args) {
-        PrintWriter sink = new PrintWriter(new StringWriter());
-        CommandLine main = Main.newCommandLine(sink, sink);
-        CommandLine bench = main.getSubcommands().get("bench");
-        List<String> normalized = new ArrayList<>(List.of("bench"));
-        normalized.addAll(GFlags.normalize(bench.getCommandSpec(), List.of(args), sink));
-        main.parseArgs(normalized.toArray(String[]::new));
-        BenchOptions options = ((BenchCommand) bench.getCommand()).options;
+        BenchOptions options = RunMain.<BenchCommand>parse("bench", args).options;
         String problem = options.validate();
         if (problem != null) {
             throw new IllegalArgumentException(problem);

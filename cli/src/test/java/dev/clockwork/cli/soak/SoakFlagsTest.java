@@ -6,36 +6,23 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-
-import dev.clockwork.cli.GFlags;
 import dev.clockwork.cli.RunMain;
-import dev.clockwork.cli.Main;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
-import picocli.CommandLine.TypeConversionException;
 import dev.clockwork.cli.workload.KeyGen;
 import dev.clockwork.cli.workload.ProcessStats;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine.TypeConversionException;
 
 /** {@code clockwork soak}'s flags, durations, value sizes and RSS rule. */
 class SoakFlagsTest {
 
     /** Parses soak flags exactly as {@code clockwork soak ...} does, then validates them. */
     static SoakOptions parse(String... args) {
-        PrintWriter sink = new PrintWriter(new StringWriter());
-        CommandLine main = Main.newCommandLine(sink, sink);
-        CommandLine soak = main.getSubcommands().get("soak");
-        List<String> normalized = new ArrayList<>(List.of("soak"));
-        normalized.addAll(GFlags.normalize(soak.getCommandSpec(), List.of(args), sink));
-        main.parseArgs(normalized.toArray(String[]::new));
-        SoakOptions options = ((SoakCommand) soak.getCommand()).options;
+        SoakOptions options = RunMain.<SoakCommand>parse("soak", args).options;
         String problem = options.validate();
         if (problem != null) {
             throw new IllegalArgumentException(problem);
