@@ -21,6 +21,11 @@ import picocli.CommandLine.Option;
  * ({@code cache/cache_bench_tool.cc}), except {@code -cache_type}: cache_bench defaults to
  * {@code hyper_clock_cache}, which means the auto-sizing HyperClockCache, and so does Clockwork.
  *
+ * <p>The flags bench shares with soak are declared once in the mixins {@link #cache},
+ * {@link #workload} and {@link #mix}; {@link BenchFlagLayout} places them in bench's help with
+ * cache_bench's defaults. Bench's own flags are declared here; {@link BenchChecks} checks all of
+ * them together.
+ *
  * <p>Integer flags keep their gflags types: uint32 and uint64 flags are held in {@code long}s
  * (uint64 limited to {@link Long#MAX_VALUE}).
  */

@@ -22,7 +22,9 @@ import picocli.CommandLine.TypeConversionException;
 /**
  * The flags of {@code clockwork soak}. Same gflags style and, where a flag means the same thing,
  * the same name as {@code clockwork bench}; the soak's own flags are about
- * time (durations), value sizes (a spread instead of one size) and the extra API calls.
+ * time (durations), value sizes (a spread instead of one size) and the extra API calls. The
+ * shared ones are declared once in the mixins {@link #cache}, {@link #workload} and {@link #mix}
+ * and placed in soak's help, with soak's defaults, by {@link SoakFlagLayout}.
  *
  * <p>Durations ({@code -duration}, {@code -report_interval}, {@code -warmup},
  * {@code -vary_capacity_interval}) are a number of seconds ({@code 90}, {@code 2.5}) or a number

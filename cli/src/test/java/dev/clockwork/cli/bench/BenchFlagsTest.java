@@ -12,7 +12,9 @@ import dev.clockwork.cli.common.CacheFlags;
 import dev.clockwork.cli.common.OpMixFlags;
 import dev.clockwork.cli.common.WorkloadFlags;
 import dev.clockwork.cli.workload.ProcessStats;
+import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -434,10 +436,10 @@ class BenchFlagsTest {
         assertEquals(List.of("cache_type", "threads", "cache_size"),
                 flags.keySet().stream().limit(3).toList());
         assertFalse(flags.containsKey("help"));
-        long options = java.util.stream.Stream.of(BenchOptions.class, CacheFlags.class,
-                        WorkloadFlags.class, OpMixFlags.class)
-                .flatMap(c -> java.util.Arrays.stream(c.getDeclaredFields()))
-                .filter(f -> f.isAnnotationPresent(picocli.CommandLine.Option.class)).count();
+        long options = Stream.of(BenchOptions.class, CacheFlags.class, WorkloadFlags.class,
+                        OpMixFlags.class)
+                .flatMap(c -> Arrays.stream(c.getDeclaredFields()))
+                .filter(f -> f.isAnnotationPresent(CommandLine.Option.class)).count();
         assertEquals(options, flags.size(), flags.toString());
     }
 
