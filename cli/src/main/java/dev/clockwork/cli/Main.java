@@ -1,21 +1,21 @@
 package dev.clockwork.cli;
 
+import dev.clockwork.cli.bench.BenchCommand;
+import dev.clockwork.cli.common.ExitCodes;
+import dev.clockwork.cli.common.Failures;
+import dev.clockwork.cli.common.Program;
+import dev.clockwork.cli.simulate.SimulateCommand;
+import dev.clockwork.cli.soak.SoakCommand;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
-
-import dev.clockwork.cli.bench.BenchCommand;
-import dev.clockwork.cli.common.ExitCodes;
-import dev.clockwork.cli.common.Failures;
-import dev.clockwork.cli.simulate.SimulateCommand;
-import dev.clockwork.cli.soak.SoakCommand;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /** {@code clockwork}: command-line tools for Clockwork caches. */
 @Command(name = "clockwork",
@@ -38,9 +38,6 @@ import picocli.CommandLine.Spec;
             "clockwork <tool> --help lists the tool's flags."},
         subcommands = {BenchCommand.class, SoakCommand.class, SimulateCommand.class})
 public final class Main implements Callable<Integer> {
-
-    /** Tools the ./clockwork launcher runs itself, without this jar. */
-    static final List<String> LAUNCHER_TOOLS = List.of("jmh", "jmh-class");
 
     @Spec
     CommandSpec spec;
@@ -92,7 +89,7 @@ public final class Main implements Callable<Integer> {
         String tool = Arrays.stream(args).filter(a -> !a.startsWith("-")).findFirst().orElse(null);
         if (tool != null && !cl.getSubcommands().containsKey(tool)) {
             // before picocli, which would let a later --help win over the unknown tool
-            err.println("clockwork: " + UsageErrors.unknownTool(tool));
+            err.println("clockwork: " + UsageErrors.unknownTool(tool, cl.getCommandSpec()));
             return ExitCodes.USAGE;
         }
         List<String> normalized;
@@ -139,21 +136,11 @@ public final class Main implements Callable<Integer> {
         }
         CommandLine tool = cl.getSubcommands().get(rest.get(0));
         if (tool == null) {
-            cl.getErr().println("clockwork: " + UsageErrors.unknownTool(rest.get(0)));
+            cl.getErr().println("clockwork: " + UsageErrors.unknownTool(rest.get(0), cl.getCommandSpec()));
             return ExitCodes.USAGE;
         }
         tool.usage(cl.getOut());
         return 0;
-    }
-
-    /** Every tool's name: this jar's, then the launcher's. */
-    static List<String> toolNames() {
-        List<String> names = new ArrayList<>();
-        for (Class<?> sub : Main.class.getAnnotation(Command.class).subcommands()) {
-            names.add(sub.getAnnotation(Command.class).name());
-        }
-        names.addAll(LAUNCHER_TOOLS);
-        return names;
     }
 
     /**
@@ -187,18 +174,12 @@ public final class Main implements Callable<Integer> {
         return cl.getCommandName();
     }
 
-    /** The version string: from the jar manifest, or "dev" when run from classes. */
-    public static String version() {
-        String v = Main.class.getPackage().getImplementationVersion();
-        return v == null ? "dev" : v;
-    }
-
     /** {@code --version}. */
     public static final class Version implements IVersionProvider {
         @Override
         public String[] getVersion() {
             return new String[] {
-                "clockwork " + version(),
+                "clockwork " + Program.version(),
                 "Java " + Runtime.version() + " (" + System.getProperty("java.vendor") + ", "
                         + System.getProperty("java.home") + ")"
             };

@@ -1,12 +1,12 @@
 package dev.clockwork.cli;
 
+import dev.clockwork.cli.common.CloseMatch;
+import dev.clockwork.cli.common.ExitCodes;
+import dev.clockwork.cli.common.Program;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-
-import dev.clockwork.cli.common.CloseMatch;
-import dev.clockwork.cli.common.ExitCodes;
-import picocli.CommandLine;
 import picocli.CommandLine.IParameterExceptionHandler;
 import picocli.CommandLine.MissingParameterException;
 import picocli.CommandLine.Model.CommandSpec;
@@ -14,6 +14,7 @@ import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.TypeConversionException;
 import picocli.CommandLine.UnmatchedArgumentException;
+import picocli.CommandLine;
 
 /**
  * Prints a command-line mistake as one line in the user's terms ("unknown flag '-threds' (did
@@ -35,7 +36,7 @@ final class UsageErrors implements IParameterExceptionHandler {
         CommandSpec spec = ex.getCommandLine().getCommandSpec();
         if (ex instanceof UnmatchedArgumentException u && !u.getUnmatched().isEmpty()) {
             String arg = u.getUnmatched().get(0);
-            return spec.parent() == null ? unknownTool(arg) : unknownFlag(spec, arg);
+            return spec.parent() == null ? unknownTool(arg, spec) : unknownFlag(spec, arg);
         }
         if (ex instanceof MissingParameterException m && !m.getMissing().isEmpty()
                 && m.getMissing().get(0) instanceof OptionSpec o) {
@@ -48,19 +49,28 @@ final class UsageErrors implements IParameterExceptionHandler {
         return ex.getMessage();
     }
 
-    /** What the top level says about a word that is not one of its tools or options. */
-    static String unknownTool(String arg) {
+    /**
+     * What the top level {@code root} says about a word that is not one of its tools or options.
+     */
+    static String unknownTool(String arg, CommandSpec root) {
         if (arg.startsWith("-")) {
             return "unknown option '" + arg + "' (see clockwork --help)";
         }
-        if (Main.LAUNCHER_TOOLS.contains(arg)) {
+        if (Program.LAUNCHER_TOOLS.contains(arg)) {
             return arg + " runs through the ./clockwork launcher script, not the CLI jar"
                     + " (see clockwork --help)";
         }
-        List<String> tools = Main.toolNames();
+        List<String> tools = toolNames(root);
         String close = CloseMatch.of(arg, tools);
         return "unknown tool '" + arg + "' (" + (close == null ? "" : "did you mean " + close
                 + "? ") + "tools: " + String.join(", ", tools) + "; see clockwork --help)";
+    }
+
+    /** Every tool's name: this jar's, then the launcher's. */
+    private static List<String> toolNames(CommandSpec root) {
+        List<String> names = new ArrayList<>(root.subcommands().keySet());
+        names.addAll(Program.LAUNCHER_TOOLS);
+        return names;
     }
 
     private static String unknownFlag(CommandSpec spec, String arg) {

@@ -22,6 +22,7 @@ import dev.clockwork.cli.keys.StressCacheKeyOptions;
 @Command(name = "bench",
         header = "Stress a cache like RocksDB's cache_bench (same flags and report).",
         sortOptions = false,
+        modelTransformer = BenchFlagLayout.class,
         usageHelpWidth = 100,
         headerHeading = "",
         synopsisHeading = "%nUsage: ",
@@ -74,8 +75,8 @@ public final class BenchCommand extends FlagCommand {
         PrintWriter err = spec.commandLine().getErr();
         PrintWriter out = options.json && !reportOnStdout ? err : stdout; // the human report
 
-        long seed = seedOrPid(options.seed);
-        if (options.seed == 0) {
+        long seed = seedOrPid(options.workload.seed);
+        if (options.workload.seed == 0) {
             out.printf("Using seed = %d%n", seed); // as cache_bench prints it
         }
         try (RunStop stop = RunStop.onSignal(spec.qualifiedName(), err)) {
@@ -111,7 +112,7 @@ public final class BenchCommand extends FlagCommand {
                 break;
             }
             Targets.CompareEntry e = Targets.CompareEntry.parse(entry);
-            List<String> jvm = e.jvmOptions(options.cacheSize);
+            List<String> jvm = e.jvmOptions(options.cache.cacheSize);
             out.printf("%n=== -cache_type=%s (a JVM of its own: %s) ===%n", e.type(),
                     String.join(" ", jvm));
             out.flush();
@@ -170,17 +171,17 @@ public final class BenchCommand extends FlagCommand {
      */
     private int stressCacheKey() {
         refuse(options.progressIntervalProblem());
-        refuse(stressCacheKey.validate(StressCacheKey.concurrentRuns(options.threads),
+        refuse(stressCacheKey.validate(StressCacheKey.concurrentRuns(options.workload.threads),
                 Runtime.getRuntime().maxMemory()));
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         PrintWriter out = options.json ? err : stdout;
-        long seed = seedOrPid(options.seed);
-        if (options.seed == 0) {
+        long seed = seedOrPid(options.workload.seed);
+        if (options.workload.seed == 0) {
             out.printf("Using seed = %d%n", seed);
         }
         try {
-            var result = new StressCacheKey(stressCacheKey, seed, options.threads,
+            var result = new StressCacheKey(stressCacheKey, seed, options.workload.threads,
                     options.progressInterval, out, err).run();
             if (options.json) {
                 stdout.println(dev.clockwork.cli.common.Json.line(result));
@@ -234,7 +235,7 @@ public final class BenchCommand extends FlagCommand {
         int rc = new BenchRun(w, warmupSeed, Targets.create(w.cacheSettings(warmupSeed)),
                 stop, quiet, err).asWarmup().execute();
         out.printf("JIT warm-up: %d ops on a separate %s cache, %.1f s%n",
-                w.opsPerThread * w.threads, CFormat.bytesToHuman(w.cacheSize),
+                w.opsPerThread * w.workload.threads, CFormat.bytesToHuman(w.cache.cacheSize),
                 (System.nanoTime() - start) / 1e9);
         return rc;
     }

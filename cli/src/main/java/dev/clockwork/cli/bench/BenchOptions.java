@@ -2,15 +2,29 @@ package dev.clockwork.cli.bench;
 
 import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.cli.GFlags;
-import picocli.CommandLine.Option;
+import dev.clockwork.cli.caches.Targets;
+import dev.clockwork.cli.common.CacheFlags;
+import dev.clockwork.cli.common.OpMixFlags;
+import dev.clockwork.cli.common.WorkloadFlags;
+import dev.clockwork.cli.workload.KeyGen;
 import dev.clockwork.cli.workload.OpMix;
 import dev.clockwork.cli.workload.PinnedFifo;
-import dev.clockwork.cli.common.SizeChecks;
+import java.lang.reflect.Modifier;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * The flags of {@code clockwork bench}, named and defaulted as in RocksDB's cache_bench
  * ({@code cache/cache_bench_tool.cc}), except {@code -cache_type}: cache_bench defaults to
  * {@code hyper_clock_cache}, which means the auto-sizing HyperClockCache, and so does Clockwork.
+ *
+ * <p>The flags bench shares with soak are declared once in the mixins {@link #cache},
+ * {@link #workload} and {@link #mix}; {@link BenchFlagLayout} places them in bench's help with
+ * cache_bench's defaults. Bench's own flags are declared here; {@link BenchChecks} checks all of
+ * them together.
  *
  * <p>Integer flags keep their gflags types: uint32 and uint64 flags are held in {@code long}s
  * (uint64 limited to {@link Long#MAX_VALUE}).
@@ -24,52 +38,17 @@ public final class BenchOptions {
     /** Longest -progress_interval, in seconds: a year, as the soak's longest duration. */
     static final double MAX_PROGRESS_INTERVAL_SECONDS = 365 * 24 * 3600.0;
 
-    @Option(names = "-cache_type", paramLabel = "<name>", order = 1,
-            defaultValue = CacheFactory.HYPER_CLOCK,
-            description = "Cache implementation: fixed_hyper_clock_cache, hyper_clock_cache (= auto"
-                    + " in RocksDB, its default), auto_hyper_clock_cache, lru_cache; or a peer"
-                    + " a storage engine would use instead: caffeine (Cache<Key, byte[]> weighed"
-                    + " in bytes, on the heap: size -Xmx for it), ohc_linked, ohc_chunked (OHC,"
-                    + " off heap, byte[] values). Peers pin nothing: a hit reads the value when"
-                    + " it is looked up (Caffeine's stored array, OHC's copy), an insert is a put."
-                    + " Default: ${DEFAULT-VALUE}.")
-    String cacheType;
+    /** The cache's flags, shared with soak. */
+    @Mixin
+    CacheFlags cache = new CacheFlags();
 
-    @Option(names = "-threads", paramLabel = "<uint32>", order = 2, defaultValue = "16",
-            converter = GFlags.UInt32.class,
-            description = "Worker threads operating on the cache at once, at most " + MAX_THREADS
-                    + ". Each allocates up front a value buffer (native) and a ring of its pinned"
-                    + " handles (heap); all of them must fit in this machine's memory and "
-                    + SizeChecks.HEAP_PERCENT + "%% of the JVM's maximum heap. Default:"
-                    + " ${DEFAULT-VALUE}.")
-    long threads;
+    /** The workload's shape, shared with soak. */
+    @Mixin
+    WorkloadFlags workload = new WorkloadFlags();
 
-    @Option(names = "-cache_size", paramLabel = "<uint64>", order = 3,
-            defaultValue = "1073741824", converter = GFlags.UInt64.class,
-            description = "Cache capacity in bytes, up to 9223372036854775807 (a cache that never"
-                    + " evicts; the caches cap usage at 2^56). With -populate_cache, at most this"
-                    + " machine's memory; with fixed_hyper_clock_cache, whose table is allocated"
-                    + " up front, a table that fits this machine's memory. Default:"
-                    + " ${DEFAULT-VALUE} (1 GiB).")
-    long cacheSize;
-
-    @Option(names = "-num_shard_bits", paramLabel = "<int32>", order = 4, defaultValue = "-1",
-            converter = GFlags.Int32.class,
-            description = "log2 of the number of shards, -1..16; -1 = chosen by the cache."
-                    + " Default: ${DEFAULT-VALUE}.")
-    int numShardBits;
-
-    @Option(names = "-eviction_effort_cap", paramLabel = "<int32>", order = 5,
-            defaultValue = "30", converter = GFlags.Int32.class,
-            description = "HyperClock: how much eviction work to spend on pinned entries before"
-                    + " letting usage exceed capacity. Default: ${DEFAULT-VALUE}.")
-    int evictionEffortCap;
-
-    @Option(names = "-resident_ratio", paramLabel = "<double>", order = 6, defaultValue = "0.25",
-            converter = GFlags.Double.class,
-            description = "Fraction of the key space that fits in the cache; max key ="
-                    + " cache_size / resident_ratio / value_bytes. Default: ${DEFAULT-VALUE}.")
-    double residentRatio;
+    /** cache_bench's five operation percentages, shared with soak (bench adds -scan_percent). */
+    @Mixin
+    OpMixFlags mix = new OpMixFlags();
 
     @Option(names = "-ops_per_thread", paramLabel = "<uint64>", order = 7,
             defaultValue = "2000000", converter = GFlags.UInt64.class,
@@ -79,7 +58,8 @@ public final class BenchOptions {
 
     @Option(names = "-value_bytes", paramLabel = "<uint32>", order = 8, defaultValue = "8192",
             converter = GFlags.UInt32.class,
-            description = "Size of every inserted value, also its charge. Default: ${DEFAULT-VALUE}.")
+            description = "Size of every inserted value, also its charge. Default:"
+                    + " ${DEFAULT-VALUE}.")
     long valueBytes;
 
     @Option(names = "-value_bytes_estimate", paramLabel = "<uint32>", order = 9,
@@ -97,57 +77,6 @@ public final class BenchOptions {
             description = "Random fraction of each value; the rest repeats that part. Default:"
                     + " ${DEFAULT-VALUE}.")
     double compressibleToRatio;
-
-    @Option(names = "-skew", paramLabel = "<uint32>", order = 11, defaultValue = "5",
-            converter = GFlags.UInt32.class,
-            description = "Key skew: a key is the least of skew+1 uniform draws (0 = uniform; at"
-                    + " most 1000). Default: ${DEFAULT-VALUE}.")
-    long skew;
-
-    @Option(names = "-populate_cache", paramLabel = "<bool>", order = 12, arity = "0..1",
-            defaultValue = "true", fallbackValue = "true", converter = GFlags.Bool.class,
-            description = "Fill the cache before the timed phase. Default: ${DEFAULT-VALUE}.")
-    boolean populateCache;
-
-    @Option(names = "-pinned_ratio", paramLabel = "<double>", order = 13, defaultValue = "0.25",
-            converter = GFlags.Double.class,
-            description = "Keep about this share of the cache pinned: each thread holds its last"
-                    + " handles in a FIFO. Default: ${DEFAULT-VALUE}.")
-    double pinnedRatio;
-
-    @Option(names = "-vary_capacity_ratio", paramLabel = "<double>", order = 14,
-            defaultValue = "0.0", converter = GFlags.Double.class,
-            description = "If > 0, thread 0 resets the capacity to a random size between"
-                    + " (1 - ratio) and 1 times cache_size every ops_per_thread/100 ops;"
-                    + " -value_bytes must fit the smallest. Default: ${DEFAULT-VALUE}.")
-    double varyCapacityRatio;
-
-    @Option(names = "-lookup_insert_percent", paramLabel = "<uint32>", order = 15,
-            defaultValue = "82", converter = GFlags.UInt32.class,
-            description = "%% of ops: look up; on a miss insert and keep the handle. Default:"
-                    + " ${DEFAULT-VALUE}.")
-    long lookupInsertPercent;
-
-    @Option(names = "-insert_percent", paramLabel = "<uint32>", order = 16, defaultValue = "2",
-            converter = GFlags.UInt32.class,
-            description = "%% of ops: insert and keep the handle. Default: ${DEFAULT-VALUE}.")
-    long insertPercent;
-
-    @Option(names = "-blind_insert_percent", paramLabel = "<uint32>", order = 17,
-            defaultValue = "5", converter = GFlags.UInt32.class,
-            description = "%% of ops: insert without keeping a handle. Default: ${DEFAULT-VALUE}.")
-    long blindInsertPercent;
-
-    @Option(names = "-lookup_percent", paramLabel = "<uint32>", order = 18, defaultValue = "10",
-            converter = GFlags.UInt32.class,
-            description = "%% of ops: look up only. Default: ${DEFAULT-VALUE}.")
-    long lookupPercent;
-
-    @Option(names = "-erase_percent", paramLabel = "<uint32>", order = 19, defaultValue = "1",
-            converter = GFlags.UInt32.class,
-            description = "%% of ops: erase. The percentages (-scan_percent too) must add to 100. Default:"
-                    + " ${DEFAULT-VALUE}.")
-    long erasePercent;
 
     @Option(names = "-gather_stats", paramLabel = "<bool>", order = 20, arity = "0..1",
             defaultValue = "false", fallbackValue = "true", converter = GFlags.Bool.class,
@@ -198,15 +127,11 @@ public final class BenchOptions {
             description = "Time every op and print latency statistics. Default: ${DEFAULT-VALUE}.")
     boolean histograms;
 
-    @Option(names = "-seed", paramLabel = "<uint32>", order = 27, defaultValue = "0",
-            converter = GFlags.UInt32.class,
-            description = "Random seed; 0 = the process id. Default: ${DEFAULT-VALUE}.")
-    long seed;
-
     @Option(names = "-jit_warmup_ops", paramLabel = "<uint64>", order = 28,
             defaultValue = "400000", converter = GFlags.UInt64.class,
             description = "Clockwork only (cache_bench has no JIT): before the timed run, run this"
-                    + " many ops in all (split over the threads) of the same workload on a separate,"
+                    + " many ops in all (split over the threads) of the same workload on a"
+                    + " separate,"
                     + " throwaway cache of the same type (at most 64 MiB), so that the timed run"
                     + " measures compiled code, not the JIT. 0 = measure cold."
                     + " Default: ${DEFAULT-VALUE}.")
@@ -247,20 +172,6 @@ public final class BenchOptions {
                     + " with code 3 if there were any. Default: ${DEFAULT-VALUE}.")
     boolean verifyValues;
 
-    @Option(names = "-high_pri_pool_ratio", paramLabel = "<double>", order = 32,
-            defaultValue = "0.5",
-            description = "lru_cache only: share of capacity for the high-priority pool, where"
-                    + " entries go when they are hit (cache_bench hard-codes 0.5; 0 = no pool)."
-                    + " Default: ${DEFAULT-VALUE}.")
-    double highPriPoolRatio;
-
-    @Option(names = "-low_pri_pool_ratio", paramLabel = "<double>", order = 33,
-            defaultValue = "0.0",
-            description = "lru_cache only: share of capacity for the low-priority pool, where"
-                    + " inserts (priority LOW) enter (cache_bench leaves RocksDB's default, 0 ="
-                    + " no pool: they enter the bottom pool). Default: ${DEFAULT-VALUE}.")
-    double lowPriPoolRatio;
-
     @Option(names = "-admission", paramLabel = "<string>", order = 34, defaultValue = "none",
             description = "Clockwork: admission policy in front of eviction, none or tinylfu"
                     + " (TinyLFU with an adaptive recency bias; see docs/design.md, \"Admission\")."
@@ -278,7 +189,7 @@ public final class BenchOptions {
                     + " report, then one table of throughput, hit ratio, latency and the JVM's"
                     + " bill with ratios to the first. -cache_type is ignored. Default: none (one"
                     + " run of -cache_type).")
-    java.util.List<String> compare;
+    List<String> compare;
 
     @Option(names = "-value_bytes_mix", paramLabel = "<sizes>", order = 37, split = ",",
             converter = GFlags.UInt32.class,
@@ -287,7 +198,7 @@ public final class BenchOptions {
                     + " keeps its size), and its charge is that size. -value_bytes is then their"
                     + " mean (key space, table estimate, pins); give one or the other."
                     + " Default: none.")
-    java.util.List<Long> valueBytesMix;
+    List<Long> valueBytesMix;
 
     @Option(names = "-scan_percent", paramLabel = "<uint32>", order = 38, defaultValue = "0",
             converter = GFlags.UInt32.class,
@@ -322,7 +233,8 @@ public final class BenchOptions {
                     + " sets none), each block released after it is read"
                     + " (-pinned_ratio=0), 60 seconds (-duration=60). At the default 1 GiB a run"
                     + " takes 65 to 75 seconds (JIT warm-up, population, 60 s, report), under 2"
-                    + " minutes; 4 and 8 GiB add a few seconds of population each. none: cache_bench's"
+                    + " minutes; 4 and 8 GiB add a few seconds of population each. none:"
+                    + " cache_bench's"
                     + " defaults. Default: ${DEFAULT-VALUE}.")
     String preset;
 
@@ -359,29 +271,8 @@ public final class BenchOptions {
      * as a string, for {@code -json}: a results file then says what it measured. Lists are
      * joined with commas (empty when not given).
      */
-    java.util.Map<String, String> flagValues() {
-        java.util.List<java.lang.reflect.Field> fields = new java.util.ArrayList<>();
-        for (var field : BenchOptions.class.getDeclaredFields()) {
-            if (field.isAnnotationPresent(Option.class)) {
-                fields.add(field);
-            }
-        }
-        fields.sort(java.util.Comparator.comparingInt(f -> f.getAnnotation(Option.class).order()));
-        java.util.Map<String, String> values = new java.util.LinkedHashMap<>();
-        for (var field : fields) {
-            String name = field.getAnnotation(Option.class).names()[0].replaceFirst("^-+", "");
-            Object value;
-            try {
-                value = field.get(this);
-            } catch (IllegalAccessException e) {
-                throw new AssertionError(e);
-            }
-            values.put(name, value == null ? ""
-                    : value instanceof java.util.List<?> list
-                    ? String.join(",", list.stream().map(String::valueOf).toList())
-                    : String.valueOf(value));
-        }
-        return values;
+    Map<String, String> flagValues() {
+        return BenchFlagLayout.LAYOUT.values(this, cache, workload, mix);
     }
 
     /** Largest degenerate_hash_bits: a 64-bit word has 64 bits, and at least one must vary. */
@@ -399,15 +290,16 @@ public final class BenchOptions {
      */
     BenchOptions forWarmup() {
         BenchOptions w = copy();
-        w.cacheSize = Math.min(cacheSize, Math.max(WARMUP_CACHE_BYTES, maxValueBytes()));
-        if (!isPeer(cacheType)
-                && CacheFactory.check(w.cacheSettings(0), java.util.Map.of()) != null) {
-            w.cacheSize = cacheSize;
+        w.cache.cacheSize = Math.min(cache.cacheSize,
+                Math.max(WARMUP_CACHE_BYTES, maxValueBytes()));
+        if (!Targets.isPeer(cache.cacheType)
+                && CacheFactory.check(w.cacheSettings(0), Map.of()) != null) {
+            w.cache.cacheSize = cache.cacheSize;
         }
-        w.opsPerThread = Math.max(1, jitWarmupOps / threads);
+        w.opsPerThread = Math.max(1, jitWarmupOps / workload.threads);
         w.histograms = false;
         w.duration = 0;
-        w.varyCapacityRatio = 0;
+        w.cache.varyCapacityRatio = 0;
         w.usleep = 0;
         w.jitWarmupOps = 0;
         w.reportProblems = false;
@@ -417,10 +309,10 @@ public final class BenchOptions {
     }
 
     /** A copy of every flag's value. */
-    private BenchOptions copy() {
+    BenchOptions copy() {
         BenchOptions copy = new BenchOptions();
         for (var field : BenchOptions.class.getDeclaredFields()) {
-            if (!java.lang.reflect.Modifier.isStatic(field.getModifiers())) {
+            if (!Modifier.isStatic(field.getModifiers())) {
                 try {
                     field.set(copy, field.get(this));
                 } catch (IllegalAccessException e) {
@@ -428,80 +320,19 @@ public final class BenchOptions {
                 }
             }
         }
+        copy.cache = cache.copy();
+        copy.workload = workload.copy();
+        copy.mix = mix.copy();
         return copy;
     }
 
     /**
-     * Checks the flags together.
+     * Checks the flags together ({@link BenchChecks}).
      *
      * @return null when they are usable, else a message that names the offending flag
      */
     String validate() {
-        String typeProblem = dev.clockwork.cli.caches.Targets.checkType(cacheType);
-        if (typeProblem != null) {
-            return "-cache_type: " + typeProblem;
-        }
-        String admissionProblem = CacheFactory.checkAdmission(admission);
-        if (admissionProblem != null) {
-            return admissionProblem;
-        }
-        String progressProblem = progressIntervalProblem();
-        if (progressProblem != null) {
-            return progressProblem;
-        }
-        if (compare != null) {
-            for (String entry : compare) {
-                String problem = dev.clockwork.cli.caches.Targets.CompareEntry.parse(entry).check();
-                if (problem != null) {
-                    return "-compare: " + problem;
-                }
-            }
-        }
-        String peerProblem = peerProblem();
-        if (peerProblem != null) {
-            return peerProblem;
-        }
-        if (earlyExit && compare != null && !compare.isEmpty()) {
-            return "-early_exit cannot be combined with -compare: a run that exits early"
-                    + " prints no result to compare";
-        }
-        if (gatherStatsEntriesPerLock < 1) {
-            return "-gather_stats_entries_per_lock must be >= 1, was " + gatherStatsEntriesPerLock;
-        }
-        if (threads <= 0) {
-            return "-threads must be > 0 (threads number <= 0)";
-        }
-        if (threads > MAX_THREADS) {
-            return "-threads=" + threads + " is more than " + MAX_THREADS;
-        }
-        if (opsPerThread > Long.MAX_VALUE / threads) {
-            return "-ops_per_thread=" + opsPerThread + " times -threads=" + threads
-                    + " is more than " + Long.MAX_VALUE + " operations in all";
-        }
-        if (cacheSize <= 0) {
-            return "-cache_size must be > 0";
-        }
-        if (valueBytes <= 0) {
-            return "-value_bytes must be > 0";
-        }
-        if (valueBytes > MAX_VALUE_BYTES) {
-            return "-value_bytes=" + valueBytes + " is more than " + MAX_VALUE_BYTES;
-        }
-        if (valueBytes > cacheSize) {
-            return "-value_bytes=" + valueBytes + " must not exceed -cache_size=" + cacheSize;
-        }
-        if (scanLength < 1) {
-            return "-scan_length must be >= 1, was " + scanLength;
-        }
-        if (!(duration >= 0 && duration <= MAX_PROGRESS_INTERVAL_SECONDS)) {
-            return "-duration must be in [0, " + (long) MAX_PROGRESS_INTERVAL_SECONDS
-                    + "] seconds (a year), was " + duration;
-        }
-        String ratioProblem = SizeChecks.residentAndPinnedRatios(residentRatio, pinnedRatio);
-        if (ratioProblem != null) {
-            return ratioProblem;
-        }
-        return validateMixAndSizes();
+        return new BenchChecks(this).problem();
     }
 
     /** Why -progress_interval cannot be used (also by -stress_cache_key), or null. */
@@ -513,196 +344,33 @@ public final class BenchOptions {
         return null;
     }
 
-    /** The second half of {@link #validate}: the mix, ratios and what the sizes allow. */
-    private String validateMixAndSizes() {
-        if (!(compressibleToRatio >= 0) || Double.isInfinite(compressibleToRatio)) {
-            return "-compressible_to_ratio must be a finite number >= 0, was "
-                    + compressibleToRatio;
-        }
-        if (!(varyCapacityRatio >= 0 && varyCapacityRatio < 1)) {
-            return "-vary_capacity_ratio must be in [0, 1), was " + varyCapacityRatio;
-        }
-        if (minCapacity() < 1) {
-            return "-vary_capacity_ratio=" + varyCapacityRatio + " would set capacities below 1"
-                    + " byte for -cache_size=" + cacheSize;
-        }
-        if (valueBytes > minCapacity()) {
-            // the cache refuses an insert larger than its capacity, in the middle of the run
-            return "-value_bytes=" + valueBytes + " must not exceed the smallest capacity, "
-                    + minCapacity() + ": -cache_size=" + cacheSize + " less -vary_capacity_ratio="
-                    + varyCapacityRatio + " of it";
-        }
-        if (maxValueBytes() > minCapacity()) {
-            return "-value_bytes_mix: " + maxValueBytes() + " must not exceed the smallest"
-                    + " capacity, " + minCapacity();
-        }
-        String mixProblem = opMix().check();
-        if (mixProblem != null) {
-            return mixProblem;
-        }
-        String poolProblem = SizeChecks.poolRatios(highPriPoolRatio, lowPriPoolRatio);
-        if (poolProblem != null) {
-            return poolProblem;
-        }
-        if (degenerateHashBits < 0 || degenerateHashBits > MAX_DEGENERATE_HASH_BITS) {
-            return "-degenerate_hash_bits must be in [0, " + MAX_DEGENERATE_HASH_BITS + "], was "
-                    + degenerateHashBits;
-        }
-        if (fileKeys != 0 && degenerateHashBits != 0) {
-            return "-file_keys and -degenerate_hash_bits cannot be used together (degenerate keys"
-                    + " are built from their hashes, file keys from their files)";
-        }
-        String problem = firstProblem(SizeChecks.shardBits(numShardBits),
-                SizeChecks.skew(skew), pinnedPerThread(),
-                SizeChecks.populationFits(populateCache, populateBytes(),
-                        "-cache_size, or the key space of -resident_ratio if smaller"),
-                isPeer(cacheType) ? null : SizeChecks.cache(cacheSettings(0), builderFlags()));
-        if (problem == null) { // after pinnedPerThread, which bounds what the rings take
-            problem = workersFit();
-        }
-        if (problem != null) {
-            return problem;
-        }
-        if (compare != null) {
-            for (String entry : compare) {
-                String type = dev.clockwork.cli.caches.Targets.CompareEntry.parse(entry).type();
-                if (isPeer(type)) {
-                    continue;
-                }
-                BenchOptions other = copy();
-                other.cacheType = type;
-                problem = SizeChecks.cache(other.cacheSettings(0), builderFlags());
-                if (problem != null) {
-                    return "-compare: " + type + ": " + problem;
-                }
-            }
-        }
-        return null;
-    }
-
-    /**
-     * The workers' buffers: each a ring of its pinned handles (a long each, three with
-     * -verify_values, which keeps their keys) on the heap, and a native value buffer (two with
-     * -verify_values).
-     */
-    private String workersFit() {
-        long pins = PinnedFifo.pinCountForThread(totalPinCount(), (int) threads - 1,
-                (int) threads);
-        int longsPerPin = verifyValues ? 3 : 1;
-        long heap = (pins + 1) * Long.BYTES * longsPerPin;
-        long nativeBytes = maxValueBytes() + Long.BYTES + (verifyValues ? valueBytes : 0);
-        return SizeChecks.workersFit(threads, heap, "a ring of " + (pins + 1) + " pinned"
-                + " handles: -pinned_ratio=" + pinnedRatio + " of -cache_size=" + cacheSize
-                + " in values of -value_bytes=" + valueBytes + (verifyValues
-                        ? ", 3 longs a handle with -verify_values" : ""), nativeBytes,
-                "-value_bytes=" + valueBytes + (verifyValues ? ", twice with -verify_values"
-                        : ""));
-    }
-
-    /** The smallest capacity -vary_capacity_ratio sets (the cache's own with none). */
-    long minCapacity() {
-        return (long) (cacheSize * (1.0 - varyCapacityRatio));
-    }
-
-    private static String firstProblem(String... problems) {
-        for (String problem : problems) {
-            if (problem != null) {
-                return problem;
-            }
-        }
-        return null;
-    }
-
-    private String pinnedPerThread() {
-        long perThread = PinnedFifo.pinCountForThread(totalPinCount(), (int) threads - 1,
-                (int) threads);
-        if (perThread > MAX_PINNED_PER_THREAD) {
-            return "-pinned_ratio=" + pinnedRatio + " of -cache_size=" + cacheSize + " in values"
-                    + " of -value_bytes=" + valueBytes + " over -threads=" + threads + " pins "
-                    + perThread + " handles per thread, more than " + MAX_PINNED_PER_THREAD
-                    + ": raise -value_bytes or -threads, or lower -pinned_ratio or -cache_size";
-        }
-        return null;
-    }
-
     /** What population inserts at most: the cache's size, or the whole key space if smaller. */
     long populateBytes() {
-        return (long) Math.min((double) cacheSize, (double) maxKey() * valueBytes);
+        return (long) Math.min((double) cache.cacheSize, (double) maxKey() * valueBytes);
     }
 
     /** The flag of each cache builder argument, for its refusals ({@link CacheFactory#check}). */
-    java.util.Map<String, String> builderFlags() {
-        return java.util.Map.of("capacity", "-cache_size",
-                "numShardBits", "-num_shard_bits",
-                "estimatedEntryCharge",
+    Map<String, String> builderFlags() {
+        return CacheFlags.builderFlags("-cache_size",
                 valueBytesEstimate > 0 ? "-value_bytes_estimate" : "-value_bytes",
-                "minAvgEntryCharge", "-value_bytes_estimate",
-                "evictionEffortCap", "-eviction_effort_cap",
-                "highPriPoolRatio", "-high_pri_pool_ratio",
-                "lowPriPoolRatio", "-low_pri_pool_ratio");
+                "-value_bytes_estimate");
     }
 
-    /** Key numbers are drawn from {@code [0, maxKey)}: {@code cache_size / resident_ratio / value_bytes}. */
+    /**
+     * Key numbers are drawn from {@code [0, maxKey)}:
+     * {@code cache_size / resident_ratio / value_bytes}.
+     */
     long maxKey() {
-        return (long) ((double) cacheSize / residentRatio / valueBytes);
+        return (long) ((double) cache.cacheSize / workload.residentRatio / valueBytes);
     }
 
     long totalPinCount() {
-        return PinnedFifo.totalPinCount(cacheSize, pinnedRatio, valueBytes);
+        return PinnedFifo.totalPinCount(cache.cacheSize, workload.pinnedRatio, valueBytes);
     }
 
     /** The six operation percentages. */
     OpMix opMix() {
-        return new OpMix(lookupInsertPercent, insertPercent, blindInsertPercent, lookupPercent,
-                erasePercent, scanPercent);
-    }
-
-    private static boolean isPeer(String type) {
-        return dev.clockwork.cli.caches.Targets.isPeer(type);
-    }
-
-    /**
-     * What a peer cannot do: the checks that read Clockwork's values in place or walk its
-     * entries; a JVM too small for Caffeine's cache. Null when nothing stands in the way.
-     */
-    private String peerProblem() {
-        java.util.List<String> types = new java.util.ArrayList<>();
-        if (compare == null || compare.isEmpty()) {
-            types.add(cacheType);
-        } else {
-            compare.forEach(e -> types.add(
-                    dev.clockwork.cli.caches.Targets.CompareEntry.parse(e).type()));
-        }
-        for (String type : types) {
-            if (!isPeer(type)) {
-                continue;
-            }
-            if (verifyValues) {
-                return "-verify_values checks values in a Clockwork cache; " + type
-                        + " is not one";
-            }
-            if (gatherStats) {
-                return "-gather_stats walks a Clockwork cache's entries; " + type
-                        + " is not one";
-            }
-            if (varyCapacityRatio > 0
-                    && !dev.clockwork.cli.caches.Targets.canSetCapacity(type)) {
-                return "-vary_capacity_ratio: " + type + " cannot change its capacity";
-            }
-        }
-        if ((compare == null || compare.isEmpty())
-                && dev.clockwork.cli.caches.Targets.onHeap(cacheType)) {
-            long needed = cacheSize + cacheSize / 4;
-            long max = Runtime.getRuntime().maxMemory();
-            if (max < needed) {
-                return "-cache_type=" + cacheType + " holds the cache on the Java heap:"
-                        + " -cache_size=" + cacheSize + " needs a heap of at least " + needed
-                        + " bytes, and this JVM's limit is " + max + " (raise -Xmx, e.g."
-                        + " CLOCKWORK_JAVA_OPTS=-Xmx" + Math.max(1, 2 * (cacheSize >> 30))
-                        + "g ./clockwork bench ...; -compare sizes each JVM itself)";
-            }
-        }
-        return null;
+        return mix.opMix(scanPercent);
     }
 
     /**
@@ -714,7 +382,7 @@ public final class BenchOptions {
             return (int) valueBytes;
         }
         int i = (int) Long.remainderUnsigned(
-                dev.clockwork.cli.workload.KeyGen.mixKeyNumber(key), valueBytesMix.size());
+                KeyGen.mixKeyNumber(key), valueBytesMix.size());
         return (int) (long) valueBytesMix.get(i);
     }
 
@@ -723,7 +391,7 @@ public final class BenchOptions {
         if (valueBytesMix == null || valueBytesMix.isEmpty()) {
             return (int) valueBytes;
         }
-        return (int) (long) java.util.Collections.max(valueBytesMix);
+        return (int) (long) Collections.max(valueBytesMix);
     }
 
     // The cumulative op-selection thresholds (OpMix#thresholds), one per kind.
@@ -754,8 +422,6 @@ public final class BenchOptions {
      * {@link KeyGen} inverts for {@code -degenerate_hash_bits}.
      */
     CacheFactory.Settings cacheSettings(long seed) {
-        return new CacheFactory.Settings(cacheType, cacheSize, valueBytes, valueBytesEstimate,
-                numShardBits, false, evictionEffortCap, CacheFactory.hashSeedFor(seed),
-                highPriPoolRatio, lowPriPoolRatio, admission);
+        return cache.settings(cache.cacheSize, valueBytes, valueBytesEstimate, seed, admission);
     }
 }

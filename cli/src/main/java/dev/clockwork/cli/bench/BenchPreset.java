@@ -49,13 +49,13 @@ final class BenchPreset {
             o.valueBytesMix = List.of(4096L, 8192L, 16384L);
         }
         if (!given.test("-resident_ratio")) {
-            o.residentRatio = 1.0 / 3;
+            o.workload.residentRatio = 1.0 / 3;
         }
         if (!given.test("-file_keys") && !given.test("-degenerate_hash_bits")) {
             o.fileKeys = 4096;
         }
         if (!given.test("-pinned_ratio")) {
-            o.pinnedRatio = 0;
+            o.workload.pinnedRatio = 0;
         }
         if (!given.test("-duration") && !given.test("-ops_per_thread")) {
             o.duration = 60;
@@ -64,11 +64,11 @@ final class BenchPreset {
                 || given.test("-blind_insert_percent") || given.test("-lookup_percent")
                 || given.test("-erase_percent") || given.test("-scan_percent");
         if (!mixGiven) {
-            o.lookupInsertPercent = 95;
-            o.insertPercent = 0;
-            o.blindInsertPercent = 0;
-            o.lookupPercent = 0;
-            o.erasePercent = 0;
+            o.mix.lookupInsertPercent = 95;
+            o.mix.insertPercent = 0;
+            o.mix.blindInsertPercent = 0;
+            o.mix.lookupPercent = 0;
+            o.mix.erasePercent = 0;
             o.scanPercent = 5;
         }
     }

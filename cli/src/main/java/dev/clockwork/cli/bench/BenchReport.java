@@ -1,19 +1,10 @@
 package dev.clockwork.cli.bench;
 
-import java.io.PrintWriter;
-import java.lang.management.GarbageCollectorMXBean;
-import java.lang.management.ManagementFactory;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.OptionalLong;
-
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cli.CacheFactory;
-import dev.clockwork.cli.Main;
-import dev.clockwork.cli.common.CFormat;
 import dev.clockwork.cli.caches.BenchTarget;
+import dev.clockwork.cli.common.CFormat;
+import dev.clockwork.cli.common.Program;
 import dev.clockwork.cli.workload.Hiccups;
 import dev.clockwork.cli.workload.JvmBill;
 import dev.clockwork.cli.workload.LatencyStats;
@@ -24,6 +15,14 @@ import dev.clockwork.offheap.HyperClockCache;
 import dev.clockwork.offheap.LruCache;
 import dev.clockwork.offheap.NativeMemory;
 import dev.clockwork.offheap.TableReport;
+import java.io.PrintWriter;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalLong;
 
 /**
  * What {@code clockwork bench} prints: cache_bench's header and report, in its words and
@@ -119,7 +118,7 @@ final class BenchReport {
                 slots.isPresent() ? finalOccupancy : -1, slots.orElse(-1),
                 cache instanceof HyperClockCache ? cache.stats().evictionEffortExceeded() : -1,
                 t.pinned());
-        result = clockworkAdditions(new BenchResult(o.cacheType, workers.length,
+        result = clockworkAdditions(new BenchResult(o.cache.cacheType, workers.length,
                 o.duration > 0 ? t.ops() / workers.length : o.opsPerThread,
                 elapsedSecs, (long) (totalOps / elapsedSecs), (long) (totalOps / t.threadSecs()),
                 t.lookups() == 0 ? 0.0 : 1.0 * t.hits() / t.lookups(), entriesAtEnd, nativeAtEnd,
@@ -274,27 +273,27 @@ final class BenchReport {
     void header() {
         String line = "----------------------------";
         out.println(line);
-        out.printf("Clockwork version   : %s%n", Main.version());
+        out.printf("Clockwork version   : %s%n", Program.version());
         out.printf("Cache impl name     : %s%n", target.implName());
         out.printf("Java runtime        : %s (%s)%n", Runtime.version(),
                 System.getProperty("java.vendor"));
         out.printf("Garbage collector   : %s%n", gcNames());
         out.printf("Max heap            : %s MiB%n",
                 ProcessStats.mib(Runtime.getRuntime().maxMemory()));
-        out.printf("Number of threads   : %d%n", o.threads);
+        out.printf("Number of threads   : %d%n", o.workload.threads);
         out.printf("Ops per thread      : %d%n", o.opsPerThread);
-        out.printf("Cache size          : %s%n", CFormat.bytesToHuman(o.cacheSize));
-        out.printf("Num shard bits      : %d%s%n", o.numShardBits,
-                o.numShardBits < 0 ? " (auto)" : "");
+        out.printf("Cache size          : %s%n", CFormat.bytesToHuman(o.cache.cacheSize));
+        out.printf("Num shard bits      : %d%s%n", o.cache.numShardBits,
+                o.cache.numShardBits < 0 ? " (auto)" : "");
         out.printf("Max key             : %d%n", o.maxKey());
-        out.printf("Resident ratio      : %s%n", CFormat.g(o.residentRatio));
-        out.printf("Skew degree         : %d%n", o.skew);
-        out.printf("Populate cache      : %d%n", o.populateCache ? 1 : 0);
-        out.printf("Lookup+Insert pct   : %d%%%n", o.lookupInsertPercent);
-        out.printf("Insert percentage   : %d%%%n", o.insertPercent);
-        out.printf("Blind insert pct    : %d%%%n", o.blindInsertPercent);
-        out.printf("Lookup percentage   : %d%%%n", o.lookupPercent);
-        out.printf("Erase percentage    : %d%%%n", o.erasePercent);
+        out.printf("Resident ratio      : %s%n", CFormat.g(o.workload.residentRatio));
+        out.printf("Skew degree         : %d%n", o.workload.skew);
+        out.printf("Populate cache      : %d%n", o.workload.populateCache ? 1 : 0);
+        out.printf("Lookup+Insert pct   : %d%%%n", o.mix.lookupInsertPercent);
+        out.printf("Insert percentage   : %d%%%n", o.mix.insertPercent);
+        out.printf("Blind insert pct    : %d%%%n", o.mix.blindInsertPercent);
+        out.printf("Lookup percentage   : %d%%%n", o.mix.lookupPercent);
+        out.printf("Erase percentage    : %d%%%n", o.mix.erasePercent);
         out.printf("Gather stats        : %s%n", o.gatherStats
                 ? "enabled (" + o.gatherStatsSleepMs + "ms, " + o.gatherStatsEntriesPerLock
                         + "/lock)" : "disabled");
@@ -318,11 +317,11 @@ final class BenchReport {
         if (target.clockwork() != null) {
             out.printf("Admission           : %s%n", o.admission);
         }
-        out.printf("Pinned ratio        : %s%n", CFormat.g(o.pinnedRatio));
+        out.printf("Pinned ratio        : %s%n", CFormat.g(o.workload.pinnedRatio));
         out.printf("Lean                : %d%n", o.lean ? 1 : 0);
         if (cache instanceof LruCache) {
-            out.printf("High pri pool ratio : %s%n", CFormat.g(o.highPriPoolRatio));
-            out.printf("Low pri pool ratio  : %s%n", CFormat.g(o.lowPriPoolRatio));
+            out.printf("High pri pool ratio : %s%n", CFormat.g(o.cache.highPriPoolRatio));
+            out.printf("Low pri pool ratio  : %s%n", CFormat.g(o.cache.lowPriPoolRatio));
         }
         if (o.degenerateHashBits != 0) {
             out.printf("Degenerate hash bits: %d%n", o.degenerateHashBits);

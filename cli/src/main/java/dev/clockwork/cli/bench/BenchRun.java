@@ -137,7 +137,7 @@ final class BenchRun {
     /** Populates (if asked), runs and reports; closes the cache. Returns the exit code. */
     int execute() {
         try {
-            if (o.populateCache) {
+            if (o.workload.populateCache) {
                 int rc = populateCache();
                 if (rc != 0) {
                     return rc;
@@ -174,7 +174,7 @@ final class BenchRun {
             MemorySegment scratch = values.scratch();
             while (insertsSinceMaxOccupancyIncrease < POPULATE_PATIENCE
                     && keysSinceLastNotFound < POPULATE_PATIENCE && !stop.requested()) {
-                long key = KeyGen.randomKey(rnd, maxKey, o.skew);
+                long key = KeyGen.randomKey(rnd, maxKey, o.workload.skew);
                 gen.encode(key);
                 long k0 = gen.key0();
                 long k1 = gen.key1();
@@ -217,7 +217,7 @@ final class BenchRun {
             }
         }
         out.printf("Population complete (%d entries, %s average charge)%n", maxOccupancy,
-                CFormat.g(1.0 * o.cacheSize / maxOccupancy));
+                CFormat.g(1.0 * o.cache.cacheSize / maxOccupancy));
         return 0;
     }
 
@@ -232,7 +232,7 @@ final class BenchRun {
                 o.gatherStatsSleepMs, o.entriesPerLock()) : null;
         BenchReport report = new BenchReport(o, seed, target, gatherer, out, err);
         report.header();
-        int n = (int) o.threads;
+        int n = (int) o.workload.threads;
         BenchWorker[] workers = new BenchWorker[n];
         Thread[] threads = new Thread[n];
         JvmBill bill = new JvmBill().start();
@@ -339,7 +339,7 @@ final class BenchRun {
             return;
         }
         long intervalNanos = Math.max(1_000_000L, (long) (o.progressInterval * 1e9));
-        long total = o.threads * o.opsPerThread;
+        long total = o.workload.threads * o.opsPerThread;
         long startedNanos = System.nanoTime();
         long lastDone = 0;
         long lastNanos = System.nanoTime();

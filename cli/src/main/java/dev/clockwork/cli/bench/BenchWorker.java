@@ -126,7 +126,7 @@ final class BenchWorker {
     private void operate() {
         final boolean timed = o.duration > 0;
         final long ops = timed ? Long.MAX_VALUE : o.opsPerThread;
-        final boolean varyCapacity = o.varyCapacityRatio > 0.0 && tid == 0;
+        final boolean varyCapacity = o.cache.varyCapacityRatio > 0.0 && tid == 0;
         final long startTime = System.nanoTime();
         final long timedNanos = (long) (o.duration * 1e9);
         long i = 0;
@@ -142,7 +142,7 @@ final class BenchWorker {
                     break;
                 }
             }
-            long key = KeyGen.randomKey(rnd, maxKey, o.skew);
+            long key = KeyGen.randomKey(rnd, maxKey, o.workload.skew);
             final long op = rnd.next();
             if (Long.compareUnsigned(op, thresholds[4]) >= 0
                     && Long.compareUnsigned(op, thresholds[5]) < 0) {
@@ -203,8 +203,8 @@ final class BenchWorker {
     private void varyCapacity(long ops) {
         if (stepsToNextCapacityChange == 0) {
             double cutRatio = Random64.unsignedToDouble(rnd.next()) / UINT64_MAX_AS_DOUBLE
-                    * o.varyCapacityRatio;
-            target.setCapacity((long) (o.cacheSize * (1.0 - cutRatio)));
+                    * o.cache.varyCapacityRatio;
+            target.setCapacity((long) (o.cache.cacheSize * (1.0 - cutRatio)));
             stepsToNextCapacityChange = ops / 100;
         } else {
             stepsToNextCapacityChange--;

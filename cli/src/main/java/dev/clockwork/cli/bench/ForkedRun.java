@@ -1,8 +1,8 @@
 package dev.clockwork.cli.bench;
 
-import dev.clockwork.cli.Main;
-import dev.clockwork.cli.common.RunStop;
 import dev.clockwork.cli.caches.Targets;
+import dev.clockwork.cli.common.Program;
+import dev.clockwork.cli.common.RunStop;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -46,7 +46,7 @@ final class ForkedRun {
         command.addAll(jvmOptions);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
-        command.add(Main.class.getName());
+        command.add(Program.MAIN_CLASS);
         command.addAll(args);
         Process child = new ProcessBuilder(command).start();
         child.getOutputStream().close();

@@ -14,6 +14,7 @@ import dev.clockwork.cli.common.RunStop;
 @Command(name = "soak",
         header = "Run a mixed, checksum-verified workload for a while; check for leaks.",
         sortOptions = false,
+        modelTransformer = SoakFlagLayout.class,
         usageHelpWidth = 100,
         headerHeading = "",
         synopsisHeading = "%nUsage: ",
@@ -56,7 +57,7 @@ public final class SoakCommand extends FlagCommand {
         refuse(options.validate());
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        long seed = seedOrPid(options.seed);
+        long seed = seedOrPid(options.workload.seed);
         long nativeBefore = NativeMemory.outstandingBytes();
         long reservedBefore = NativeMemory.reservedBytes();
         Cache cache;

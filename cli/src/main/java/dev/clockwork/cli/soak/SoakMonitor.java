@@ -67,7 +67,7 @@ final class SoakMonitor {
     void run() {
         long end = startNanos + o.durationNanos;
         long tick = Math.min(SAMPLE_NANOS, o.reportIntervalNanos);
-        boolean vary = o.varyCapacityRatio > 0;
+        boolean vary = o.cache.varyCapacityRatio > 0;
         long nextWobble = vary ? startNanos + o.varyCapacityIntervalNanos : Long.MAX_VALUE;
         long nextReport = startNanos + o.reportIntervalNanos;
         long nextSample = startNanos + tick;
@@ -119,7 +119,8 @@ final class SoakMonitor {
     /** A capacity drawn uniformly from {@code [1 - ratio, 1 + ratio] x cache_size}. */
     private void setRandomCapacity() {
         double u = Random64.unsignedToDouble(wobble.next()) / 0x1.0p64; // [0, 1)
-        long capacity = (long) (o.cacheSize * (1.0 + o.varyCapacityRatio * (2 * u - 1)));
+        long capacity = (long) (o.cache.cacheSize
+                * (1.0 + o.cache.varyCapacityRatio * (2 * u - 1)));
         cache.setCapacity(capacity);
         capacityChanges++;
         minCapacitySet = Math.min(minCapacitySet, capacity);

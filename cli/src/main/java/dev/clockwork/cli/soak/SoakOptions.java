@@ -1,23 +1,30 @@
 package dev.clockwork.cli.soak;
 
-import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-
 import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.cli.GFlags;
-import picocli.CommandLine.ITypeConverter;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.TypeConversionException;
+import dev.clockwork.cli.common.CacheFlags;
+import dev.clockwork.cli.common.OpMixFlags;
+import dev.clockwork.cli.common.SizeChecks;
+import dev.clockwork.cli.common.WorkloadFlags;
 import dev.clockwork.cli.workload.OpMix;
 import dev.clockwork.cli.workload.PinnedFifo;
-import dev.clockwork.cli.common.SizeChecks;
 import dev.clockwork.cli.workload.ValueStamp;
+import java.math.BigDecimal;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
 
 /**
  * The flags of {@code clockwork soak}. Same gflags style and, where a flag means the same thing,
  * the same name as {@code clockwork bench}; the soak's own flags are about
- * time (durations), value sizes (a spread instead of one size) and the extra API calls.
+ * time (durations), value sizes (a spread instead of one size) and the extra API calls. The
+ * shared ones are declared once in the mixins {@link #cache}, {@link #workload} and {@link #mix}
+ * and placed in soak's help, with soak's defaults, by {@link SoakFlagLayout}.
  *
  * <p>Durations ({@code -duration}, {@code -report_interval}, {@code -warmup},
  * {@code -vary_capacity_interval}) are a number of seconds ({@code 90}, {@code 2.5}) or a number
@@ -30,39 +37,27 @@ public final class SoakOptions {
     static final long MAX_VALUE_BYTES = 1 << 24;
     static final long MAX_THREADS = 1 << 12;
     static final long MAX_PINNED_PER_THREAD = 1 << 24;
-    /** The automatic warm-up: this share of the duration, but at most {@link #MAX_AUTO_WARMUP_NANOS}. */
+    /** The automatic warm-up: this share of the duration, but at most a minute. */
     static final double AUTO_WARMUP_SHARE = 0.2;
     static final long MAX_AUTO_WARMUP_NANOS = 60_000_000_000L;
 
-    @Option(names = "-cache_type", paramLabel = "<name>", order = 1,
-            defaultValue = CacheFactory.HYPER_CLOCK,
-            description = "Cache implementation: fixed_hyper_clock_cache, hyper_clock_cache (="
-                    + " auto), auto_hyper_clock_cache, lru_cache. Default: ${DEFAULT-VALUE}.")
-    String cacheType;
+    /** The cache's flags, shared with bench. */
+    @Mixin
+    CacheFlags cache = new CacheFlags();
+
+    /** The workload's shape, shared with bench. */
+    @Mixin
+    WorkloadFlags workload = new WorkloadFlags();
+
+    /** cache_bench's five operation percentages, shared with bench. */
+    @Mixin
+    OpMixFlags mix = new OpMixFlags();
 
     @Option(names = "-duration", paramLabel = "<duration>", order = 2, defaultValue = "60s",
             converter = DurationConverter.class,
             description = "How long the workload runs: seconds (90, 2.5) or with a unit (500ms,"
                     + " 30s, 10m, 1h). Default: 60s.")
     long durationNanos;
-
-    @Option(names = "-threads", paramLabel = "<uint32>", order = 3, defaultValue = "4",
-            converter = GFlags.UInt32.class,
-            description = "Worker threads operating on the cache at once, at most " + MAX_THREADS
-                    + ". Each allocates up front two native buffers and a heap array of the"
-                    + " largest value size, and a ring of its pinned handles (heap); all of them"
-                    + " must fit in this machine's memory and " + SizeChecks.HEAP_PERCENT + "%% of"
-                    + " the JVM's maximum heap. Default: ${DEFAULT-VALUE}.")
-    long threads;
-
-    @Option(names = "-cache_size", paramLabel = "<uint64>", order = 4, defaultValue = "67108864",
-            converter = GFlags.UInt64.class,
-            description = "Cache capacity in bytes (the middle of the -vary_capacity_ratio range),"
-                    + " up to 9223372036854775807; with -populate_cache, at most this machine's"
-                    + " memory; with fixed_hyper_clock_cache, whose table is allocated up front, a"
-                    + " table that fits this machine's memory. Default: ${DEFAULT-VALUE}"
-                    + " (64 MiB).")
-    long cacheSize;
 
     @Option(names = "-value_bytes", paramLabel = "<uint32>", order = 5,
             converter = GFlags.UInt32.class,
@@ -72,7 +67,8 @@ public final class SoakOptions {
 
     @Option(names = "-value_bytes_min", paramLabel = "<uint32>", order = 6,
             converter = GFlags.UInt32.class,
-            description = "Smallest value size; sizes are spread log-uniformly over [min, max], each"
+            description = "Smallest value size; sizes are spread log-uniformly over [min, max],"
+                    + " each"
                     + " key always getting the same size (its charge too). At least 32 (room for"
                     + " the key stamp and checksum). Default: 64.")
     Long valueBytesMin;
@@ -81,64 +77,6 @@ public final class SoakOptions {
             converter = GFlags.UInt32.class,
             description = "Largest value size. Default: 16384.")
     Long valueBytesMax;
-
-    @Option(names = "-num_shard_bits", paramLabel = "<int32>", order = 8, defaultValue = "-1",
-            converter = GFlags.Int32.class,
-            description = "log2 of the number of shards, -1..16; -1 = chosen by the cache."
-                    + " Default: ${DEFAULT-VALUE}.")
-    int numShardBits;
-
-    @Option(names = "-eviction_effort_cap", paramLabel = "<int32>", order = 9,
-            defaultValue = "30", converter = GFlags.Int32.class,
-            description = "HyperClock: eviction effort cap. Default: ${DEFAULT-VALUE}.")
-    int evictionEffortCap;
-
-    @Option(names = "-resident_ratio", paramLabel = "<double>", order = 10, defaultValue = "0.25",
-            converter = GFlags.Double.class,
-            description = "Fraction of the key space that fits in the cache; max key ="
-                    + " cache_size / resident_ratio / mean value size. Default: ${DEFAULT-VALUE}.")
-    double residentRatio;
-
-    @Option(names = "-skew", paramLabel = "<uint32>", order = 11, defaultValue = "5",
-            converter = GFlags.UInt32.class,
-            description = "Key skew: a key is the least of skew+1 uniform draws (0 = uniform; at"
-                    + " most 1000). Default: ${DEFAULT-VALUE}.")
-    long skew;
-
-    @Option(names = "-pinned_ratio", paramLabel = "<double>", order = 12, defaultValue = "0.1",
-            converter = GFlags.Double.class,
-            description = "Keep about this share of the cache pinned: each thread holds its last"
-                    + " handles in a FIFO, checks each value again just before releasing it."
-                    + " Default: ${DEFAULT-VALUE}.")
-    double pinnedRatio;
-
-    @Option(names = "-lookup_insert_percent", paramLabel = "<uint32>", order = 13,
-            defaultValue = "55", converter = GFlags.UInt32.class,
-            description = "%% of ops: look up (check the value on a hit, pin it); on a miss"
-                    + " insertPinned, check and pin. Default: ${DEFAULT-VALUE}.")
-    long lookupInsertPercent;
-
-    @Option(names = "-insert_percent", paramLabel = "<uint32>", order = 14, defaultValue = "5",
-            converter = GFlags.UInt32.class,
-            description = "%% of ops: insertPinned, check and pin. Default: ${DEFAULT-VALUE}.")
-    long insertPercent;
-
-    @Option(names = "-blind_insert_percent", paramLabel = "<uint32>", order = 15,
-            defaultValue = "10", converter = GFlags.UInt32.class,
-            description = "%% of ops: insert without a handle. Default: ${DEFAULT-VALUE}.")
-    long blindInsertPercent;
-
-    @Option(names = "-lookup_percent", paramLabel = "<uint32>", order = 16, defaultValue = "25",
-            converter = GFlags.UInt32.class,
-            description = "%% of ops: look up only (check and pin on a hit). Default:"
-                    + " ${DEFAULT-VALUE}.")
-    long lookupPercent;
-
-    @Option(names = "-erase_percent", paramLabel = "<uint32>", order = 17, defaultValue = "5",
-            converter = GFlags.UInt32.class,
-            description = "%% of ops: erase. The five percentages must add to 100. Default:"
-                    + " ${DEFAULT-VALUE}.")
-    long erasePercent;
 
     @Option(names = "-ref_percent", paramLabel = "<uint32>", order = 18, defaultValue = "5",
             converter = GFlags.UInt32.class,
@@ -158,13 +96,6 @@ public final class SoakOptions {
                     + " (the rest use MemorySegments; reads split between copyValue and the"
                     + " value() view). Default: ${DEFAULT-VALUE}.")
     long byteArrayPercent;
-
-    @Option(names = "-vary_capacity_ratio", paramLabel = "<double>", order = 21,
-            defaultValue = "0.1", converter = GFlags.Double.class,
-            description = "If > 0: the cache starts (and is populated) at (1 + ratio) * cache_size,"
-                    + " and every -vary_capacity_interval the capacity is set to a random size in"
-                    + " [1 - ratio, 1 + ratio] * cache_size. Default: ${DEFAULT-VALUE}.")
-    double varyCapacityRatio;
 
     @Option(names = "-vary_capacity_interval", paramLabel = "<duration>", order = 22,
             defaultValue = "1s", converter = DurationConverter.class,
@@ -203,29 +134,6 @@ public final class SoakOptions {
                     + " cache's. 0 = never. Default: ${DEFAULT-VALUE}.")
     long heapGcMib;
 
-    @Option(names = "-populate_cache", paramLabel = "<bool>", order = 28, arity = "0..1",
-            defaultValue = "true", fallbackValue = "true", converter = GFlags.Bool.class,
-            description = "Fill the cache (key numbers 0, 1, 2, ...) before the workload starts."
-                    + " Default: ${DEFAULT-VALUE}.")
-    boolean populateCache;
-
-    @Option(names = "-seed", paramLabel = "<uint32>", order = 29, defaultValue = "0",
-            converter = GFlags.UInt32.class,
-            description = "Random seed; 0 = the process id. Default: ${DEFAULT-VALUE}.")
-    long seed;
-
-    @Option(names = "-high_pri_pool_ratio", paramLabel = "<double>", order = 30,
-            defaultValue = "0.5", converter = GFlags.Double.class,
-            description = "lru_cache only: share of capacity for the high-priority pool. Default:"
-                    + " ${DEFAULT-VALUE}.")
-    double highPriPoolRatio;
-
-    @Option(names = "-low_pri_pool_ratio", paramLabel = "<double>", order = 31,
-            defaultValue = "0.0", converter = GFlags.Double.class,
-            description = "lru_cache only: share of capacity for the low-priority pool. Default:"
-                    + " ${DEFAULT-VALUE}.")
-    double lowPriPoolRatio;
-
     @Option(names = "-max_failure_reports", paramLabel = "<uint32>", order = 32,
             defaultValue = "10", converter = GFlags.UInt32.class,
             description = "Describe at most this many failed value checks on stderr (all are"
@@ -253,21 +161,20 @@ public final class SoakOptions {
      * @return null when they are usable, else a message that names the offending flag
      */
     String validate() {
-        String typeProblem = CacheFactory.checkType(cacheType);
+        String typeProblem = CacheFactory.checkType(cache.cacheType);
         if (typeProblem != null) {
             return "-cache_type: " + typeProblem;
         }
         if (durationNanos <= 0) {
             return "-duration must be > 0";
         }
-        if (threads <= 0) {
-            return "-threads must be > 0";
+        String threadsProblem = workload.threadsProblem(MAX_THREADS, "");
+        if (threadsProblem != null) {
+            return threadsProblem;
         }
-        if (threads > MAX_THREADS) {
-            return "-threads=" + threads + " is more than " + MAX_THREADS;
-        }
-        if (cacheSize <= 0) {
-            return "-cache_size must be > 0";
+        String sizeProblem = cache.sizeProblem();
+        if (sizeProblem != null) {
+            return sizeProblem;
         }
         if (valueBytes != null && (valueBytesMin != null || valueBytesMax != null)) {
             return "-value_bytes cannot be combined with -value_bytes_min/-value_bytes_max";
@@ -289,15 +196,16 @@ public final class SoakOptions {
         if (maxValueBytes < minValueBytes) {
             return maxFlag + " is less than " + minFlag;
         }
-        if (!(varyCapacityRatio >= 0 && varyCapacityRatio < 1)) {
-            return "-vary_capacity_ratio must be in [0, 1), was " + varyCapacityRatio;
+        String varyProblem = cache.varyCapacityProblem();
+        if (varyProblem != null) {
+            return varyProblem;
         }
-        if (maxValueBytes > minCapacity()) {
-            return maxFlag + " must not exceed the smallest capacity, " + minCapacity()
-                    + ": -cache_size=" + cacheSize + " less -vary_capacity_ratio="
-                    + varyCapacityRatio + " of it";
+        if (maxValueBytes > cache.minCapacity()) {
+            return maxFlag + " must not exceed the smallest capacity, " + cache.minCapacity()
+                    + ": -cache_size=" + cache.cacheSize + " less -vary_capacity_ratio="
+                    + cache.varyCapacityRatio + " of it";
         }
-        if (varyCapacityRatio > 0 && varyCapacityIntervalNanos <= 0) {
+        if (cache.varyCapacityRatio > 0 && varyCapacityIntervalNanos <= 0) {
             return "-vary_capacity_interval must be > 0";
         }
         if (reportIntervalNanos <= 0) {
@@ -306,7 +214,7 @@ public final class SoakOptions {
         if (warmupNanos >= durationNanos) {
             return "-warmup must be shorter than -duration";
         }
-        String ratioProblem = SizeChecks.residentAndPinnedRatios(residentRatio, pinnedRatio);
+        String ratioProblem = workload.ratiosProblem();
         if (ratioProblem != null) {
             return ratioProblem;
         }
@@ -329,28 +237,27 @@ public final class SoakOptions {
         if (!(rssTolerancePct >= 0) || Double.isInfinite(rssTolerancePct)) {
             return "-rss_tolerance_pct must be a finite number >= 0, was " + rssTolerancePct;
         }
-        String poolProblem = SizeChecks.poolRatios(highPriPoolRatio, lowPriPoolRatio);
+        String poolProblem = cache.poolProblem();
         if (poolProblem != null) {
             return poolProblem;
         }
-        long perThread = PinnedFifo.pinCountForThread(totalPinCount(), (int) threads - 1,
-                (int) threads);
+        long perThread = workload.pinsPerThread(totalPinCount());
         if (perThread > MAX_PINNED_PER_THREAD) {
-            return "-pinned_ratio=" + pinnedRatio + " of -cache_size=" + cacheSize
+            return "-pinned_ratio=" + workload.pinnedRatio + " of -cache_size=" + cache.cacheSize
                     + " in values of the mean size (of " + sizeFlags() + ") over -threads="
-                    + threads + " pins " + perThread + " handles per thread, more than "
+                    + workload.threads + " pins " + perThread + " handles per thread, more than "
                     + MAX_PINNED_PER_THREAD + ": raise the value sizes or -threads, or lower"
                     + " -pinned_ratio or -cache_size";
         }
-        String problem = SizeChecks.shardBits(numShardBits);
+        String problem = cache.shardBitsProblem();
         if (problem == null) {
-            problem = SizeChecks.skew(skew);
+            problem = workload.skewProblem();
         }
         if (problem == null) {
             problem = workersFit(perThread);
         }
         if (problem == null) {
-            problem = SizeChecks.populationFits(populateCache, populateBytes(),
+            problem = SizeChecks.populationFits(workload.populateCache, populateBytes(),
                     "98% of -cache_size x (1 + -vary_capacity_ratio), or the key space of"
                             + " -resident_ratio if smaller");
         }
@@ -369,7 +276,7 @@ public final class SoakOptions {
     private String workersFit(long pinsPerThread) {
         long heap = maxValueBytes + (pinsPerThread + 2) * 3 * Long.BYTES;
         long nativeBytes = 2 * maxValueBytes + Long.BYTES;
-        return SizeChecks.workersFit(threads, heap, "a value array of " + maxFlag()
+        return SizeChecks.workersFit(workload.threads, heap, "a value array of " + maxFlag()
                 + " and a ring of " + (pinsPerThread + 2) + " pinned handles, 24 bytes each",
                 nativeBytes, "two buffers of " + maxFlag());
     }
@@ -387,7 +294,8 @@ public final class SoakOptions {
 
     /**
      * The smallest value size as a refusal names it: by the flag that set it, marked when it is
-     * the default (these flags have no picocli default, so {@link dev.clockwork.cli.common.GivenFlags} cannot tell).
+     * the default (these flags have no picocli default, so
+     * {@link dev.clockwork.cli.common.GivenFlags} cannot tell).
      */
     private String minFlag() {
         return valueBytes != null ? "-value_bytes=" + valueBytes
@@ -401,28 +309,18 @@ public final class SoakOptions {
     }
 
     /** The flag of each cache builder argument, for its refusals ({@link CacheFactory#check}). */
-    java.util.Map<String, String> builderFlags() {
-        String capacity = varyCapacityRatio > 0
+    Map<String, String> builderFlags() {
+        String capacity = cache.varyCapacityRatio > 0
                 ? "the starting capacity (-cache_size x (1 + -vary_capacity_ratio))"
                 : "-cache_size";
         String entryCharge = valueBytes != null ? "-value_bytes"
                 : "the mean value size (of -value_bytes_min to -value_bytes_max)";
-        return java.util.Map.of("capacity", capacity,
-                "numShardBits", "-num_shard_bits",
-                "estimatedEntryCharge", entryCharge,
-                "evictionEffortCap", "-eviction_effort_cap",
-                "highPriPoolRatio", "-high_pri_pool_ratio",
-                "lowPriPoolRatio", "-low_pri_pool_ratio");
-    }
-
-    /** The smallest capacity the wobble sets. */
-    long minCapacity() {
-        return (long) (cacheSize * (1.0 - varyCapacityRatio));
+        return CacheFlags.builderFlags(capacity, entryCharge, null);
     }
 
     /** The capacity the cache is built and populated with: the top of the wobble range. */
     long initialCapacity() {
-        return (long) (cacheSize * (1.0 + varyCapacityRatio));
+        return (long) (cache.cacheSize * (1.0 + cache.varyCapacityRatio));
     }
 
     /** The warm-up: {@code -warmup}, or 20% of the duration but at most 60 s. */
@@ -435,19 +333,19 @@ public final class SoakOptions {
 
     /** Key numbers are drawn from {@code [0, maxKey)}: cache_size / resident_ratio / mean size. */
     long maxKey(double meanValueBytes) {
-        return Math.max(1, (long) ((double) cacheSize / residentRatio / meanValueBytes));
+        return Math.max(1,
+                (long) ((double) cache.cacheSize / workload.residentRatio / meanValueBytes));
     }
 
-    /** Handles kept pinned by all threads together: pinned_ratio of the cache in mean-size values. */
+    /** Handles pinned by all threads together: pinned_ratio of the cache in mean-size values. */
     long totalPinCount() {
-        return PinnedFifo.totalPinCount(cacheSize, pinnedRatio,
+        return PinnedFifo.totalPinCount(cache.cacheSize, workload.pinnedRatio,
                 Math.max(1, Math.round(SoakValues.meanSize(minValueBytes, maxValueBytes))));
     }
 
     /** The five operation percentages. */
     OpMix opMix() {
-        return new OpMix(lookupInsertPercent, insertPercent, blindInsertPercent, lookupPercent,
-                erasePercent);
+        return mix.opMix(0);
     }
 
     /** Cumulative op thresholds over the unsigned 64-bit space ({@link OpMix#thresholds}). */
@@ -459,9 +357,7 @@ public final class SoakOptions {
     CacheFactory.Settings cacheSettings(long seed) {
         // value_bytes feeds the fixed table's estimated entry charge: the mean size
         long estimate = Math.max(1, Math.round(SoakValues.meanSize(minValueBytes, maxValueBytes)));
-        return new CacheFactory.Settings(cacheType, initialCapacity(), estimate, 0, numShardBits,
-                false, evictionEffortCap, CacheFactory.hashSeedFor(seed), highPriPoolRatio,
-                lowPriPoolRatio, "none");
+        return cache.settings(initialCapacity(), estimate, 0, seed, "none");
     }
 
     /** Formats nanoseconds as a duration the way the flags accept it ("1.5s", "10m", "250ms"). */
@@ -475,7 +371,7 @@ public final class SoakOptions {
         if (nanos < 1_000_000_000L && nanos % 1_000_000L == 0) {
             return nanos / 1_000_000L + "ms";
         }
-        return java.math.BigDecimal.valueOf(nanos).movePointLeft(9).stripTrailingZeros()
+        return BigDecimal.valueOf(nanos).movePointLeft(9).stripTrailingZeros()
                 .toPlainString() + "s";
     }
 

@@ -18,15 +18,14 @@ import static dev.clockwork.cli.soak.SoakCounters.RELEASE;
 import static dev.clockwork.cli.soak.SoakCounters.RELEASE_ERASE;
 import static dev.clockwork.cli.soak.SoakMemory.mib;
 
-import java.io.PrintWriter;
-import java.util.Locale;
-
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cli.CacheFactory;
-import dev.clockwork.cli.Main;
 import dev.clockwork.cli.common.CFormat;
 import dev.clockwork.cli.common.Json;
+import dev.clockwork.cli.common.Program;
+import java.io.PrintWriter;
+import java.util.Locale;
 
 /**
  * What {@code clockwork soak} prints: the header, a line per report interval and the summary, as
@@ -52,11 +51,12 @@ final class SoakReport {
             return;
         }
         out.println("----------------------------");
-        out.printf("Clockwork version   : %s%n", Main.version());
-        out.printf("Cache type          : %s (%s)%n", o.cacheType, CacheFactory.implName(cache));
+        out.printf("Clockwork version   : %s%n", Program.version());
+        out.printf("Cache type          : %s (%s)%n", o.cache.cacheType,
+                CacheFactory.implName(cache));
         out.printf("Java runtime        : %s, max heap %s MiB%n", Runtime.version(),
                 mib(Runtime.getRuntime().maxMemory()));
-        out.printf("Threads             : %d%n", o.threads);
+        out.printf("Threads             : %d%n", o.workload.threads);
         out.printf("Duration            : %s (warm-up %s), report every %s%n",
                 SoakOptions.formatDuration(o.durationNanos),
                 SoakOptions.formatDuration(o.effectiveWarmupNanos()),
@@ -65,13 +65,13 @@ final class SoakReport {
         out.printf(Locale.ROOT, "Value bytes         : %d..%d (%d sizes, log-uniform by key),"
                         + " mean %.1f%n", sizes.min, sizes.max, sizes.sizes.length, sizes.mean);
         out.printf("Max key             : %d (resident ratio %s, skew %d)%n", maxKey,
-                CFormat.g(o.residentRatio), o.skew);
+                CFormat.g(o.workload.residentRatio), o.workload.skew);
         out.printf("Pinned handles      : %d (pinned ratio %s)%n", o.totalPinCount(),
-                CFormat.g(o.pinnedRatio));
+                CFormat.g(o.workload.pinnedRatio));
         out.printf("Op mix              : lookup+insert %d%%, insert %d%%, blind insert %d%%,"
                         + " lookup %d%%, erase %d%%; ref %d%% of hits, eraseIfLastRef %d%% of"
-                        + " releases, byte[] API %d%%%n", o.lookupInsertPercent, o.insertPercent,
-                o.blindInsertPercent, o.lookupPercent, o.erasePercent, o.refPercent,
+                        + " releases, byte[] API %d%%%n", o.mix.lookupInsertPercent,
+                o.mix.insertPercent, o.mix.blindInsertPercent, o.mix.lookupPercent, o.mix.erasePercent, o.refPercent,
                 o.releaseErasePercent, o.byteArrayPercent);
         out.printf("Seed                : %d%n", seed);
         out.printf("RSS rule            : max RSS after warm-up <= RSS at warm-up end + max(%s%%,"
@@ -81,15 +81,16 @@ final class SoakReport {
     }
 
     private void cacheSizeLine() {
-        if (o.varyCapacityRatio > 0) {
+        if (o.cache.varyCapacityRatio > 0) {
             out.printf(Locale.ROOT, "Cache size          : %d (%s MiB); starts at %d, then set to a"
-                            + " random size in [%s, %s] x cache_size every %s%n", o.cacheSize,
-                    mib(o.cacheSize), o.initialCapacity(),
-                    CFormat.g(1 - o.varyCapacityRatio), CFormat.g(1 + o.varyCapacityRatio),
+                            + " random size in [%s, %s] x cache_size every %s%n", o.cache.cacheSize,
+                    mib(o.cache.cacheSize), o.initialCapacity(),
+                    CFormat.g(1 - o.cache.varyCapacityRatio),
+                    CFormat.g(1 + o.cache.varyCapacityRatio),
                     SoakOptions.formatDuration(o.varyCapacityIntervalNanos));
         } else {
-            out.printf("Cache size          : %d (%s MiB), fixed%n", o.cacheSize,
-                    mib(o.cacheSize));
+            out.printf("Cache size          : %d (%s MiB), fixed%n", o.cache.cacheSize,
+                    mib(o.cache.cacheSize));
         }
     }
 
@@ -157,7 +158,7 @@ final class SoakReport {
     private ObjectNode summaryJson(SoakOutcome r) {
         long[] t = r.counts();
         SoakMonitor m = r.monitor();
-        ObjectNode j = Json.object().put("type", "summary").put("cache_type", o.cacheType)
+        ObjectNode j = Json.object().put("type", "summary").put("cache_type", o.cache.cacheType)
                 .put("partial", r.partial());
         Json.putRounded(j, "elapsed_s", r.seconds())
                 .put("total_ops", t[OPS])

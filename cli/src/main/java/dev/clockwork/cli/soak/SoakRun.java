@@ -107,7 +107,7 @@ final class SoakRun {
         this.reservedBaseline = reservedBaseline;
         this.sizes = new SoakValues.Sizes(options.minValueBytes, options.maxValueBytes);
         this.maxKey = options.maxKey(sizes.mean);
-        this.populated = new CountDownLatch((int) options.threads);
+        this.populated = new CountDownLatch((int) options.workload.threads);
         this.emptyUsagePerSlot = LeakCheck.emptyUsagePerSlot(cache);
     }
 
@@ -122,7 +122,7 @@ final class SoakRun {
 
     private int runAll() {
         report.header(cache, seed, sizes, maxKey);
-        int n = (int) o.threads;
+        int n = (int) o.workload.threads;
         SoakWorker[] workers = newWorkers(n);
         Thread[] threads = new Thread[n];
         int started = 0;
@@ -177,7 +177,7 @@ final class SoakRun {
     private void threadBody(SoakWorker w, int n) {
         try {
             try {
-                if (o.populateCache) {
+                if (o.workload.populateCache) {
                     w.populate(n);
                 }
             } finally {
@@ -199,7 +199,7 @@ final class SoakRun {
     private void awaitPopulation(SoakWorker[] workers) {
         long start = System.nanoTime();
         Threads.awaitUninterruptibly(populated);
-        if (o.populateCache) {
+        if (o.workload.populateCache) {
             long inserted = 0;
             for (SoakWorker w : workers) {
                 inserted += w.populated;

@@ -153,7 +153,7 @@ final class SoakWorker {
      */
     private void operateOnce() {
         SoakOptions o = shared.options();
-        gen.encode(KeyGen.randomKey(rnd, shared.maxKey(), o.skew));
+        gen.encode(KeyGen.randomKey(rnd, shared.maxKey(), o.workload.skew));
         long k0 = gen.key0();
         long k1 = gen.key1();
         long op = rnd.next();

@@ -3,7 +3,6 @@ package dev.clockwork.cli.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.foreign.MemorySegment;
@@ -434,7 +433,7 @@ class BenchEndToEndTest {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int code = new BenchRun(o, seed, new dev.clockwork.cli.caches.ClockworkTarget(
-                o.cacheType, corrupting), RunStop.manual(), new PrintWriter(out, true),
+                o.cache.cacheType, corrupting), RunStop.manual(), new PrintWriter(out, true),
                 new PrintWriter(err, true)).execute();
         assertEquals(3, code, out + "\n" + err);
         long failures = copies.get() / 50;

@@ -7,29 +7,22 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.util.ArrayList;
-import java.util.List;
-
-import dev.clockwork.cli.GFlags;
 import dev.clockwork.cli.RunMain;
-import dev.clockwork.cli.Main;
+import dev.clockwork.cli.common.CacheFlags;
+import dev.clockwork.cli.common.OpMixFlags;
+import dev.clockwork.cli.common.WorkloadFlags;
+import dev.clockwork.cli.workload.ProcessStats;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
-import dev.clockwork.cli.workload.ProcessStats;
 
 class BenchFlagsTest {
 
     /** Parses bench flags exactly as {@code clockwork bench ...} does, then validates them. */
     static BenchOptions parse(String... args) {
-        PrintWriter sink = new PrintWriter(new StringWriter());
-        CommandLine main = Main.newCommandLine(sink, sink);
-        CommandLine bench = main.getSubcommands().get("bench");
-        List<String> normalized = new ArrayList<>(List.of("bench"));
-        normalized.addAll(GFlags.normalize(bench.getCommandSpec(), List.of(args), sink));
-        main.parseArgs(normalized.toArray(String[]::new));
-        BenchOptions options = ((BenchCommand) bench.getCommand()).options;
+        BenchOptions options = RunMain.<BenchCommand>parse("bench", args).options;
         String problem = options.validate();
         if (problem != null) {
             throw new IllegalArgumentException(problem);
@@ -42,17 +35,17 @@ class BenchFlagsTest {
         BenchOptions o = parse("-threads=4", "-value_bytes=64", "-lean", "-histograms=1",
                 "-jit_warmup_ops=1000", "-seed=7");
         BenchOptions w = o.forWarmup();
-        assertEquals(BenchOptions.WARMUP_CACHE_BYTES, w.cacheSize);
+        assertEquals(BenchOptions.WARMUP_CACHE_BYTES, w.cache.cacheSize);
         assertEquals(250, w.opsPerThread);
-        assertEquals(4, w.threads);
+        assertEquals(4, w.workload.threads);
         assertEquals(64, w.valueBytes);
         assertTrue(w.lean);
         assertFalse(w.histograms);
         assertEquals(0, w.jitWarmupOps);
-        assertEquals(o.lookupInsertPercent, w.lookupInsertPercent);
-        assertEquals(1L << 30, o.cacheSize, "the measured run's options are untouched");
+        assertEquals(o.mix.lookupInsertPercent, w.mix.lookupInsertPercent);
+        assertEquals(1L << 30, o.cache.cacheSize, "the measured run's options are untouched");
         assertEquals(400_000, parse().jitWarmupOps);
-        assertEquals(1 << 20, parse("-cache_size=1048576").forWarmup().cacheSize);
+        assertEquals(1 << 20, parse("-cache_size=1048576").forWarmup().cache.cacheSize);
     }
 
     @Test
@@ -72,29 +65,29 @@ class BenchFlagsTest {
     @Test
     void defaultsAreCacheBenchDefaults() {
         BenchOptions o = parse();
-        assertEquals("hyper_clock_cache", o.cacheType); // as cache_bench
-        assertEquals(16, o.threads);
-        assertEquals(1L << 30, o.cacheSize);
-        assertEquals(-1, o.numShardBits);
-        assertEquals(30, o.evictionEffortCap);
-        assertEquals(0.25, o.residentRatio);
+        assertEquals("hyper_clock_cache", o.cache.cacheType); // as cache_bench
+        assertEquals(16, o.workload.threads);
+        assertEquals(1L << 30, o.cache.cacheSize);
+        assertEquals(-1, o.cache.numShardBits);
+        assertEquals(30, o.cache.evictionEffortCap);
+        assertEquals(0.25, o.workload.residentRatio);
         assertEquals(2_000_000, o.opsPerThread);
         assertEquals(8192, o.valueBytes);
         assertEquals(0, o.valueBytesEstimate);
         assertEquals(0.5, o.compressibleToRatio);
-        assertEquals(5, o.skew);
-        assertTrue(o.populateCache);
-        assertEquals(0.25, o.pinnedRatio);
-        assertEquals(0.0, o.varyCapacityRatio);
-        assertEquals(82, o.lookupInsertPercent);
-        assertEquals(2, o.insertPercent);
-        assertEquals(5, o.blindInsertPercent);
-        assertEquals(10, o.lookupPercent);
-        assertEquals(1, o.erasePercent);
+        assertEquals(5, o.workload.skew);
+        assertTrue(o.workload.populateCache);
+        assertEquals(0.25, o.workload.pinnedRatio);
+        assertEquals(0.0, o.cache.varyCapacityRatio);
+        assertEquals(82, o.mix.lookupInsertPercent);
+        assertEquals(2, o.mix.insertPercent);
+        assertEquals(5, o.mix.blindInsertPercent);
+        assertEquals(10, o.mix.lookupPercent);
+        assertEquals(1, o.mix.erasePercent);
         assertEquals(0, o.usleep);
         assertFalse(o.lean);
         assertTrue(o.histograms);
-        assertEquals(0, o.seed);
+        assertEquals(0, o.workload.seed);
         assertFalse(o.gatherStats);
         assertEquals(1000, o.gatherStatsSleepMs);
         assertEquals(256, o.gatherStatsEntriesPerLock);
@@ -109,14 +102,14 @@ class BenchFlagsTest {
         BenchOptions o = parse("-threads=2", "-cache_size", "1048576", "--value_bytes=256",
                 "--ops_per_thread", "2000", "-cache_type=fixed_hyper_clock_cache",
                 "-num_shard_bits=-1", "-resident_ratio", "0.5", "-seed=0x10");
-        assertEquals(2, o.threads);
-        assertEquals(1_048_576, o.cacheSize);
+        assertEquals(2, o.workload.threads);
+        assertEquals(1_048_576, o.cache.cacheSize);
         assertEquals(256, o.valueBytes);
         assertEquals(2000, o.opsPerThread);
-        assertEquals(-1, o.numShardBits);
-        assertEquals(0.5, o.residentRatio);
-        assertEquals(16, o.seed);
-        assertEquals(2, parse("-num_shard_bits", "2").numShardBits);
+        assertEquals(-1, o.cache.numShardBits);
+        assertEquals(0.5, o.workload.residentRatio);
+        assertEquals(16, o.workload.seed);
+        assertEquals(2, parse("-num_shard_bits", "2").cache.numShardBits);
     }
 
     @Test
@@ -131,12 +124,12 @@ class BenchFlagsTest {
         assertFalse(parse("-lean=0").lean);
         assertFalse(parse("-lean", "-nolean").lean);
 
-        assertTrue(parse("-populate_cache").populateCache);
-        assertFalse(parse("-populate_cache=0").populateCache);
-        assertFalse(parse("-populate_cache=false").populateCache);
-        assertTrue(parse("-populate_cache=true").populateCache);
-        assertTrue(parse("-populate_cache=1").populateCache);
-        assertFalse(parse("-nopopulate_cache").populateCache);
+        assertTrue(parse("-populate_cache").workload.populateCache);
+        assertFalse(parse("-populate_cache=0").workload.populateCache);
+        assertFalse(parse("-populate_cache=false").workload.populateCache);
+        assertTrue(parse("-populate_cache=true").workload.populateCache);
+        assertTrue(parse("-populate_cache=1").workload.populateCache);
+        assertFalse(parse("-nopopulate_cache").workload.populateCache);
         assertFalse(parse("-histograms=0").histograms);
     }
 
@@ -148,7 +141,7 @@ class BenchFlagsTest {
         assertTrue(((String) r[2]).contains("false"), (String) r[2]);
         BenchOptions o = parse("-lean", "-threads=3");
         assertTrue(o.lean);
-        assertEquals(3, o.threads);
+        assertEquals(3, o.workload.threads);
     }
 
     @Test
@@ -187,7 +180,7 @@ class BenchFlagsTest {
 
         BenchOptions ok = parse("-lookup_insert_percent=0", "-insert_percent=0",
                 "-blind_insert_percent=0", "-lookup_percent=100", "-erase_percent=0");
-        assertEquals(100, ok.lookupPercent);
+        assertEquals(100, ok.mix.lookupPercent);
     }
 
     @Test
@@ -206,7 +199,7 @@ class BenchFlagsTest {
     void cacheTypes() {
         for (String t : List.of("fixed_hyper_clock_cache", "hyper_clock_cache",
                 "auto_hyper_clock_cache", "lru_cache")) {
-            assertEquals(t, parse("-cache_type=" + t).cacheType);
+            assertEquals(t, parse("-cache_type=" + t).cache.cacheType);
         }
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> parse("-cache_type=bogus"));
@@ -240,8 +233,8 @@ class BenchFlagsTest {
     @Test
     void poolRatiosDefaultAsInCacheBenchAndReachTheCache() {
         BenchOptions o = parse();
-        assertEquals(0.5, o.highPriPoolRatio);
-        assertEquals(0.0, o.lowPriPoolRatio);
+        assertEquals(0.5, o.cache.highPriPoolRatio);
+        assertEquals(0.0, o.cache.lowPriPoolRatio);
         var settings = parse("-high_pri_pool_ratio=0.25", "-low_pri_pool_ratio=0.5")
                 .cacheSettings(1);
         assertEquals(0.25, settings.highPriPoolRatio());
@@ -257,7 +250,8 @@ class BenchFlagsTest {
 
     @Test
     void cacheBenchOnlyFlagsAreIgnoredWhenNeutralAndRejectedOtherwise() {
-        assertEquals(2, parse("-gather_stats=false", "-report_problems", "-threads=2").threads);
+        assertEquals(2, parse("-gather_stats=false", "-report_problems", "-threads=2")
+                .workload.threads);
         BenchOptions o = parse("-nogather_stats", "-report_problems=0", "-gather_stats_sleep_ms",
                 "500", "-lean");
         assertTrue(o.lean);
@@ -442,8 +436,10 @@ class BenchFlagsTest {
         assertEquals(List.of("cache_type", "threads", "cache_size"),
                 flags.keySet().stream().limit(3).toList());
         assertFalse(flags.containsKey("help"));
-        long options = java.util.Arrays.stream(BenchOptions.class.getDeclaredFields())
-                .filter(f -> f.isAnnotationPresent(picocli.CommandLine.Option.class)).count();
+        long options = Stream.of(BenchOptions.class, CacheFlags.class, WorkloadFlags.class,
+                        OpMixFlags.class)
+                .flatMap(c -> Arrays.stream(c.getDeclaredFields()))
+                .filter(f -> f.isAnnotationPresent(CommandLine.Option.class)).count();
         assertEquals(options, flags.size(), flags.toString());
     }
 
@@ -515,8 +511,8 @@ class BenchFlagsTest {
                     problem("-num_shard_bits=" + bits));
         }
         assertTrue(refused("-num_shard_bits=17").contains("-num_shard_bits must be in [-1, 16]"));
-        assertEquals(16, parse("-num_shard_bits=16").numShardBits);
-        assertEquals(1000, parse("-skew=1000").skew);
+        assertEquals(16, parse("-num_shard_bits=16").cache.numShardBits);
+        assertEquals(1000, parse("-skew=1000").workload.skew);
         assertTrue(problem("-skew=1001").startsWith("-skew=1001 is more than 1000"));
         assertTrue(refused("-skew=4294967295").contains("-skew=4294967295"));
         for (String interval : List.of("1e300", "Infinity", "NaN", "-1")) {
@@ -596,9 +592,9 @@ class BenchFlagsTest {
         // 64 shards of 4 MiB hold 2 MiB values; the 64 MiB warm-up's 1 MiB shards would not.
         BenchOptions o = parse("-cache_type=fixed_hyper_clock_cache", "-cache_size=268435456",
                 "-value_bytes=2097152", "-num_shard_bits=6");
-        assertEquals(256L << 20, o.forWarmup().cacheSize);
+        assertEquals(256L << 20, o.forWarmup().cache.cacheSize);
         assertEquals(BenchOptions.WARMUP_CACHE_BYTES, parse("-cache_size=268435456",
-                "-value_bytes=2097152", "-num_shard_bits=6").forWarmup().cacheSize, "Auto");
+                "-value_bytes=2097152", "-num_shard_bits=6").forWarmup().cache.cacheSize, "Auto");
     }
 
     @Test
@@ -626,9 +622,9 @@ class BenchFlagsTest {
     @Test
     void theWarmupCacheHoldsAValue() {
         assertEquals(128L << 20, parse("-value_bytes=134217728", "-cache_size=1073741824",
-                "-threads=2").forWarmup().cacheSize);
+                "-threads=2").forWarmup().cache.cacheSize);
         assertEquals(BenchOptions.WARMUP_CACHE_BYTES, parse("-value_bytes=1048576")
-                .forWarmup().cacheSize);
+                .forWarmup().cache.cacheSize);
     }
 
     /**

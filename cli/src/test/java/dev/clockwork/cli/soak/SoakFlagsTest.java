@@ -6,36 +6,23 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-
-import dev.clockwork.cli.GFlags;
 import dev.clockwork.cli.RunMain;
-import dev.clockwork.cli.Main;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
-import picocli.CommandLine.TypeConversionException;
 import dev.clockwork.cli.workload.KeyGen;
 import dev.clockwork.cli.workload.ProcessStats;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine.TypeConversionException;
 
 /** {@code clockwork soak}'s flags, durations, value sizes and RSS rule. */
 class SoakFlagsTest {
 
     /** Parses soak flags exactly as {@code clockwork soak ...} does, then validates them. */
     static SoakOptions parse(String... args) {
-        PrintWriter sink = new PrintWriter(new StringWriter());
-        CommandLine main = Main.newCommandLine(sink, sink);
-        CommandLine soak = main.getSubcommands().get("soak");
-        List<String> normalized = new ArrayList<>(List.of("soak"));
-        normalized.addAll(GFlags.normalize(soak.getCommandSpec(), List.of(args), sink));
-        main.parseArgs(normalized.toArray(String[]::new));
-        SoakOptions options = ((SoakCommand) soak.getCommand()).options;
+        SoakOptions options = RunMain.<SoakCommand>parse("soak", args).options;
         String problem = options.validate();
         if (problem != null) {
             throw new IllegalArgumentException(problem);
@@ -50,19 +37,19 @@ class SoakFlagsTest {
     @Test
     void defaults() {
         SoakOptions o = parse();
-        assertEquals("hyper_clock_cache", o.cacheType);
+        assertEquals("hyper_clock_cache", o.cache.cacheType);
         assertEquals(60_000_000_000L, o.durationNanos);
-        assertEquals(4, o.threads);
-        assertEquals(64L << 20, o.cacheSize);
+        assertEquals(4, o.workload.threads);
+        assertEquals(64L << 20, o.cache.cacheSize);
         assertEquals(64, o.minValueBytes);
         assertEquals(16384, o.maxValueBytes);
         assertEquals(10_000_000_000L, o.reportIntervalNanos);
         assertEquals(12_000_000_000L, o.effectiveWarmupNanos(), "20% of 60 s");
-        assertEquals(0.1, o.varyCapacityRatio);
-        assertEquals(100, o.lookupInsertPercent + o.insertPercent + o.blindInsertPercent
-                + o.lookupPercent + o.erasePercent);
+        assertEquals(0.1, o.cache.varyCapacityRatio);
+        assertEquals(100, o.mix.lookupInsertPercent + o.mix.insertPercent + o.mix.blindInsertPercent
+                + o.mix.lookupPercent + o.mix.erasePercent);
         assertFalse(o.json);
-        assertTrue(o.populateCache);
+        assertTrue(o.workload.populateCache);
     }
 
     @Test
@@ -232,7 +219,7 @@ class SoakFlagsTest {
         var s = o.cacheSettings(9);
         assertEquals(1_200_000, s.capacity());
         assertEquals(100, s.valueBytes(), "the fixed table's entry estimate is the mean size");
-        assertEquals(800_000, o.minCapacity());
+        assertEquals(800_000, o.cache.minCapacity());
         assertEquals(40_000, o.maxKey(100), "cache_size / resident_ratio / mean size");
         assertEquals(1000, o.totalPinCount(), "10% of the cache in mean-size values");
     }
