@@ -248,6 +248,6 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
      * @return {@code 2^(31 - shardBits)}
      */
     public static long maxLocationsPerShard(int shardBits) {
-        return 1L << (MAX_LOCATION_BITS - shardBits);
+        return ShardSizing.maxLocationsPerShard(shardBits);
     }
 }

@@ -1,6 +1,7 @@
 package dev.clockwork.offheap;
+
 import dev.clockwork.offheap.clock.ClockMeta;
-import dev.clockwork.offheap.clock.ClockShard;
+import dev.clockwork.offheap.clock.ClockProtocol;
 import dev.clockwork.offheap.clock.ClockSteps;
 
 /**
@@ -19,7 +20,7 @@ public final class ClockProbe {
     private ClockProbe() {
     }
 
-    private static ClockShard table(HyperClockCache cache, long handle) {
+    private static ClockProtocol table(HyperClockCache cache, long handle) {
         return cache.tableOf(handle);
     }
 
@@ -29,7 +30,7 @@ public final class ClockProbe {
 
     /** The meta word of the slot a table handle names. */
     public static long meta(HyperClockCache cache, long handle) {
-        return table(cache, handle).metaOpaque(slot(cache, handle));
+        return ClockSteps.meta(table(cache, handle), slot(cache, handle));
     }
 
     public static long releaseCount(long meta) {
@@ -50,8 +51,8 @@ public final class ClockProbe {
      */
     public static boolean setCounters(HyperClockCache cache, long handle, long expected,
                                       long count) {
-        return table(cache, handle).compareAndExchangeMeta(slot(cache, handle), expected,
-                ClockMeta.withCounters(expected, count)) == expected;
+        return ClockSteps.compareAndExchangeMeta(table(cache, handle), slot(cache, handle),
+                expected, ClockMeta.withCounters(expected, count)) == expected;
     }
 
     /**

@@ -108,15 +108,15 @@ public final class ModelAccess {
 
     public static ShardState read(Cache cache) {
         if (cache instanceof HyperClockCache hcc) {
-            ShardState s = new ShardState(hcc.tables.length);
-            for (int i = 0; i < hcc.tables.length; i++) {
-                ClockShard t = hcc.tables[i];
+            ShardState s = new ShardState(hcc.shards.length);
+            for (int i = 0; i < hcc.shards.length; i++) {
+                ClockShard t = hcc.shards[i];
                 s.usage[i] = t.usage();
                 s.capacity[i] = t.capacity();
                 s.occupancy[i] = t.occupancy();
                 s.occupancyLimit[i] = t.occupancyLimit();
                 s.metadata[i] = t.metadataCharge();
-                s.standaloneUsage[i] = t.standaloneUsage.get();
+                s.standaloneUsage[i] = t.standaloneUsage();
                 s.pinnedUsage[i] = t.tablePinnedUsage();
                 s.slots[i] = t.usedSlots();
             }

@@ -1,5 +1,6 @@
 package dev.clockwork.offheap.shard;
 
+import dev.clockwork.offheap.entry.EntryStamp;
 import java.util.function.Consumer;
 import java.util.function.ToLongFunction;
 
@@ -12,6 +13,19 @@ public final class ShardSizing {
     private static final int MAX_DEFAULT_SHARD_BITS = 6;
 
     private ShardSizing() {
+    }
+
+    /**
+     * Most slots (HyperClock) or records (LRU) a shard may have when there are
+     * {@code 2^shardBits} shards, as far as handles are concerned: a handle names a slot or
+     * record and its shard in {@link EntryStamp#LOCATION_BITS} bits. Each cache type may have a
+     * lower limit of its own.
+     *
+     * @param shardBits log2 of the shard count, 0 to 16
+     * @return {@code 2^(31 - shardBits)}
+     */
+    public static long maxLocationsPerShard(int shardBits) {
+        return 1L << (EntryStamp.LOCATION_BITS - shardBits);
     }
 
     /**
