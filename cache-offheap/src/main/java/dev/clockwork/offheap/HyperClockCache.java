@@ -7,7 +7,6 @@ import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.hash.KeyHash;
 import dev.clockwork.offheap.clock.ClockHandle;
-import dev.clockwork.offheap.clock.ClockMeta;
 import dev.clockwork.offheap.clock.ClockProtocol;
 import dev.clockwork.offheap.clock.ClockShard;
 import dev.clockwork.offheap.clock.FoundEntry;
@@ -273,7 +272,7 @@ public abstract class HyperClockCache extends ShardedCache {
                               Priority priority, boolean keepRef) {
         int shard = shardOf(h0);
         long result = shards[shard].insert(h0, h1, address, length, charge,
-                ClockMeta.initialCountdown(priority), keepRef);
+                ClockShard.initialCountdown(priority), keepRef);
         if (result >= 0) {
             stats.inserts.increment();
             return keepRef ? handleOf(shard, result) : 1;

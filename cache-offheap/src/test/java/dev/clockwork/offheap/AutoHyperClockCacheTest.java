@@ -12,6 +12,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.hash.KeyHash;
+import dev.clockwork.offheap.clock.AutoClockTable;
+import dev.clockwork.offheap.clock.ClockSteps;
+import dev.clockwork.offheap.clock.SlotLayout;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -27,11 +30,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
-import dev.clockwork.offheap.clock.AutoClockTable;
-import dev.clockwork.offheap.clock.ChainPointer;
-import dev.clockwork.offheap.clock.ClockMeta;
-import dev.clockwork.offheap.clock.ClockSteps;
-import dev.clockwork.offheap.clock.SlotLayout;
 
 class AutoHyperClockCacheTest {
     private final List<Cache> caches = new ArrayList<>();
@@ -228,7 +226,6 @@ class AutoHyperClockCacheTest {
     private interface ThreadBody {
         void run(int thread) throws Exception;
     }
-
 
     // ---------------------------------------------------------------- erase and growth
 
@@ -672,7 +669,7 @@ class AutoHyperClockCacheTest {
 
     private static boolean allOccupied(AutoClockTable table, long slots) {
         for (long i = 0; i < slots; i++) {
-            if (ClockMeta.isEmpty(ClockSteps.meta(table, i << SlotLayout.SLOT_SHIFT))) {
+            if (ClockSteps.isEmpty(ClockSteps.meta(table, i << SlotLayout.SLOT_SHIFT))) {
                 return false;
             }
         }
@@ -707,7 +704,7 @@ class AutoHyperClockCacheTest {
         assertTrue(cache.insert(key0, key1, v, 0, 16, 16, Priority.LOW));
 
         long word = ClockSteps.lockChain(table, 0);
-        assertTrue((word & ChainPointer.LOCKED) != 0, "lock chain 0");
+        assertTrue(ClockSteps.isLocked(word), "lock chain 0");
         var failure = new AtomicReference<Throwable>();
         Thread splitB = new Thread(() -> {
             try {

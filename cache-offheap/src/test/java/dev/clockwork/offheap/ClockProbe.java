@@ -1,6 +1,5 @@
 package dev.clockwork.offheap;
 
-import dev.clockwork.offheap.clock.ClockMeta;
 import dev.clockwork.offheap.clock.ClockProtocol;
 import dev.clockwork.offheap.clock.ClockSteps;
 
@@ -13,9 +12,9 @@ import dev.clockwork.offheap.clock.ClockSteps;
  */
 public final class ClockProbe {
     /** Past this release count a release clears the counters' top bits (see ClockMeta). */
-    public static final long OVERFLOW_THRESHOLD = ClockMeta.OVERFLOW_THRESHOLD;
+    public static final long OVERFLOW_THRESHOLD = ClockSteps.OVERFLOW_THRESHOLD;
     /** The bit that near-overflow correction clears from both counters. */
-    public static final long COUNTER_TOP = 1L << (ClockMeta.COUNTER_BITS - 1);
+    public static final long COUNTER_TOP = 1L << (ClockSteps.COUNTER_BITS - 1);
 
     private ClockProbe() {
     }
@@ -34,15 +33,15 @@ public final class ClockProbe {
     }
 
     public static long releaseCount(long meta) {
-        return ClockMeta.releaseCount(meta);
+        return ClockSteps.releaseCount(meta);
     }
 
     public static long refCount(long meta) {
-        return ClockMeta.refCount(meta);
+        return ClockSteps.refCount(meta);
     }
 
     public static boolean isVisible(long meta) {
-        return ClockMeta.isVisible(meta);
+        return ClockSteps.isVisible(meta);
     }
 
     /**
@@ -52,7 +51,7 @@ public final class ClockProbe {
     public static boolean setCounters(HyperClockCache cache, long handle, long expected,
                                       long count) {
         return ClockSteps.compareAndExchangeMeta(table(cache, handle), slot(cache, handle),
-                expected, ClockMeta.withCounters(expected, count)) == expected;
+                expected, ClockSteps.withCounters(expected, count)) == expected;
     }
 
     /**

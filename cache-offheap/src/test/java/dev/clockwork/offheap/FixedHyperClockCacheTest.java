@@ -1,6 +1,5 @@
 package dev.clockwork.offheap;
 
-import dev.clockwork.offheap.shard.ShardSizing;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -10,18 +9,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.offheap.clock.ClockProtocol;
+import dev.clockwork.offheap.clock.ClockSteps;
+import dev.clockwork.offheap.clock.FixedClockTable;
+import dev.clockwork.offheap.clock.SlotLayout;
+import dev.clockwork.offheap.shard.ShardSizing;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import dev.clockwork.offheap.clock.ClockMeta;
-import dev.clockwork.offheap.clock.ClockProtocol;
-import dev.clockwork.offheap.clock.ClockSteps;
-import dev.clockwork.offheap.clock.FixedClockTable;
-import dev.clockwork.offheap.clock.SlotLayout;
-import dev.clockwork.offheap.entry.EntryStamp;
 
 class FixedHyperClockCacheTest {
     private final List<Cache> caches = new ArrayList<>();
@@ -417,7 +415,7 @@ class FixedHyperClockCacheTest {
         assertEquals(slot, cache.slotOf(h2), "same slot");
         cache.release(h2);
 
-        assertFalse(ClockSteps.freeIfUnreferenced(table, slot, old, old + ClockMeta.RELEASE_ONE,
+        assertFalse(ClockSteps.freeIfUnreferenced(table, slot, old, old + ClockSteps.RELEASE_ONE,
                 stamp),
                 "the release freed the newcomer");
         long h3 = cache.lookup(1, 1);

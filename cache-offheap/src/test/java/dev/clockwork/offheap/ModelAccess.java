@@ -2,11 +2,11 @@ package dev.clockwork.offheap;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.hash.KeyHash;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import dev.clockwork.offheap.clock.ClockShard;
 import dev.clockwork.offheap.lru.LruShard;
 import dev.clockwork.offheap.memory.ValueSlabs;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * Test-only window on per-shard state, for the model-based tests in

@@ -7,14 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.offheap.clock.ClockSteps;
+import dev.clockwork.offheap.clock.FixedClockTable;
+import dev.clockwork.offheap.clock.SlotLayout;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import dev.clockwork.offheap.clock.ClockMeta;
-import dev.clockwork.offheap.clock.ClockSteps;
-import dev.clockwork.offheap.clock.FixedClockTable;
-import dev.clockwork.offheap.clock.SlotLayout;
 
 class TableReportTest {
     private final List<Cache> caches = new ArrayList<>();
@@ -135,7 +134,7 @@ class TableReportTest {
         boolean[] occupied = new boolean[n];
         long count = 0;
         for (int i = 0; i < n; i++) {
-            occupied[i] = !ClockMeta.isEmpty(ClockSteps.meta(table, SlotLayout.slotOffset(i)));
+            occupied[i] = !ClockSteps.isEmpty(ClockSteps.meta(table, SlotLayout.slotOffset(i)));
             count += occupied[i] ? 1 : 0;
         }
         long min = window;

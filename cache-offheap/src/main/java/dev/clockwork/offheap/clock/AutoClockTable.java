@@ -38,12 +38,12 @@ import dev.clockwork.offheap.memory.NativeAllocator;
  *       which is still its parent chain, ending at the parent's end. A larger shift on a pointer
  *       inside the chain means a split overtook the walk: restart.</li>
  * </ul>
- * A split ({@link #split}) moves entries between the two halves only by pointing a link further
- * along the old order, over entries of the other half, and only ever raises shifts; so whichever
- * of its intermediate states a lookup walks through, it passes every entry of its half that was
- * there when it started, or notices a shift it did not expect. (This is the scheme of RocksDB's
- * AutoHyperClockTable, with inserts waiting for rewrite locks instead of racing them, and lookups
- * restarting instead of keeping a referenced entry to resume from.)
+ * A split ({@link LinearHashChains#split}) moves entries between the two halves only by pointing
+ * a link further along the old order, over entries of the other half, and only ever raises
+ * shifts; so whichever of its intermediate states a lookup walks through, it passes every entry
+ * of its half that was there when it started, or notices a shift it did not expect. (This is the
+ * scheme of RocksDB's AutoHyperClockTable, with inserts waiting for rewrite locks instead of
+ * racing them, and lookups restarting instead of keeping a referenced entry to resume from.)
  *
  * <p><b>Eviction</b> sweeps homes, not slots: for each home it runs the clock step on each
  * entry of its chain (no lock: the step is a CAS per entry), then unlinks the entries it took,

@@ -1,7 +1,6 @@
 package dev.clockwork.offheap.clock;
 
 import static dev.clockwork.offheap.clock.ClockMeta.ACQUIRE_ONE;
-import static dev.clockwork.offheap.clock.ClockMeta.MAX_REFS;
 import static dev.clockwork.offheap.clock.ClockMeta.RELEASE_ONE;
 import static dev.clockwork.offheap.clock.ClockMeta.isInvisible;
 import static dev.clockwork.offheap.clock.ClockMeta.isShareable;
@@ -75,7 +74,6 @@ import java.lang.invoke.VarHandle;
  * the meta word are read plainly (see {@link SlotLayout} for why that is enough).
  */
 public abstract class ClockProtocol {
-
     /** The table's slots, scoped to the cache's arena; {@link SlotLayout} reads their fields. */
     public final MemorySegment slots;
     /** Slots the table's memory can hold; handles are bounds-checked against it. */
@@ -244,7 +242,7 @@ public abstract class ClockProtocol {
     final int tryReference(long slot, long h0, long h1) {
         long old = getAndAddMeta(slot, ACQUIRE_ONE);
         if (isVisible(old) && key0(slots, slot) == h0 && key1(slots, slot) == h1) {
-            if (refCount(old) >= MAX_REFS) {
+            if (refCount(old) >= ClockMeta.MAX_REFS) {
                 throw giveBackPastLimit(slot, old);
             }
             return stampOf(slot, old); // 0 if ours went meanwhile: nothing left to undo
@@ -291,11 +289,11 @@ public abstract class ClockProtocol {
             throw ClockHandle.notPinned();
         }
         int pinned = stampOf(slot, old); // the entry our reference went to
-        if (pinned == stamp && refCount(old) != 0 && refCount(old) < MAX_REFS) {
+        if (pinned == stamp && refCount(old) != 0 && refCount(old) < ClockMeta.MAX_REFS) {
             return;
         }
         releaseOwn(slot, pinned);
-        throw pinned == stamp && refCount(old) >= MAX_REFS
+        throw pinned == stamp && refCount(old) >= ClockMeta.MAX_REFS
                 ? ClockHandle.tooManyRefs() : ClockHandle.notPinned();
     }
 
@@ -404,8 +402,7 @@ public abstract class ClockProtocol {
         if (isVisible(old) && key0(slots, slot) == h0 && key1(slots, slot) == h1) {
             // An erase may have made it invisible since our add: then ours may be the last
             // references, and giving them back frees it.
-            long before = giveBack(slot, stamp, countdown, RELEASE_ONE);
-            correctNearOverflow(before, slot);
+            correctNearOverflow(giveBack(slot, stamp, countdown, RELEASE_ONE), slot);
             return true;
         }
         undo(slot, stamp, countdown);
@@ -577,6 +574,7 @@ public abstract class ClockProtocol {
             if (stamp(slots, slot) != stamp) {
                 return false; // our entry is gone; the slot holds a newcomer (the FIXME above)
             }
+            assert isShareable(current) && refCount(current) == 0 : "an unreferenced entry";
             long witness = compareAndExchangeMeta(slot, current, ClockMeta.UNDER_CONSTRUCTION);
             if (witness == current) {
                 break;
@@ -615,6 +613,7 @@ public abstract class ClockProtocol {
                 return false;
             }
             boolean held = refCount(word) != 0;
+            assert isVisible(word) : "only a visible entry is erased";
             // Held: make it invisible, and its last release frees it. Else take it.
             long witness = compareAndExchangeMeta(slot, word,
                     held ? word & ~ClockMeta.VISIBLE : ClockMeta.UNDER_CONSTRUCTION);

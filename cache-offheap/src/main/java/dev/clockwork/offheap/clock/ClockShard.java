@@ -4,6 +4,7 @@ import static dev.clockwork.offheap.clock.ClockMeta.isShareable;
 import static dev.clockwork.offheap.clock.ClockMeta.refCount;
 import static dev.clockwork.offheap.clock.SlotLayout.SLOT_BYTES;
 
+import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.offheap.admission.TinyLfu;
 import dev.clockwork.offheap.context.CacheContext;
@@ -76,6 +77,11 @@ public final class ClockShard implements Shard {
      */
     public static long maxSlotsPerShard(int shardBits) {
         return ShardSizing.maxLocationsPerShard(shardBits);
+    }
+
+    /** Initial countdown of a new entry of this priority: how many sweeps it survives unused. */
+    public static long initialCountdown(Priority priority) {
+        return ClockMeta.initialCountdown(priority);
     }
 
     /** A shard over a Fixed table of {@code 2^lengthBits} slots ({@link FixedClockTable}). */

@@ -79,11 +79,11 @@ public final class SlotLayout {
     public static final int SLOT_SHIFT = 6;
 
     static final long META_OFFSET = 0;
-    public static final long KEY0_OFFSET = ValueHeader.KEY0_OFFSET;
-    public static final long KEY1_OFFSET = ValueHeader.KEY1_OFFSET;
-    public static final long VALUE_ADDRESS_OFFSET = ValueHeader.VALUE_ADDRESS_OFFSET;
-    public static final long CHARGE_OFFSET = ValueHeader.CHARGE_OFFSET;
-    public static final long VALUE_LENGTH_OFFSET = ValueHeader.VALUE_LENGTH_OFFSET;
+    static final long KEY0_OFFSET = ValueHeader.KEY0_OFFSET;
+    static final long KEY1_OFFSET = ValueHeader.KEY1_OFFSET;
+    static final long VALUE_ADDRESS_OFFSET = ValueHeader.VALUE_ADDRESS_OFFSET;
+    static final long CHARGE_OFFSET = ValueHeader.CHARGE_OFFSET;
+    static final long VALUE_LENGTH_OFFSET = ValueHeader.VALUE_LENGTH_OFFSET;
     static final long STAMP_OFFSET = ValueHeader.STAMP_OFFSET;
     static final long DISPLACEMENTS_OFFSET = 48;
     static final long HEAD_OFFSET = 48;
@@ -113,7 +113,7 @@ public final class SlotLayout {
         return slot + CHARGE_OFFSET;
     }
 
-    public static long valueLengthOffset(long slot) {
+    static long valueLengthOffset(long slot) {
         return slot + VALUE_LENGTH_OFFSET;
     }
 
@@ -125,7 +125,7 @@ public final class SlotLayout {
         return slot + DISPLACEMENTS_OFFSET;
     }
 
-    public static long headOffset(long slot) {
+    static long headOffset(long slot) {
         return slot + HEAD_OFFSET;
     }
 

@@ -11,7 +11,40 @@ package dev.clockwork.offheap.clock;
  * and by the cache tests; not part of the library.
  */
 public final class ClockSteps {
+    /** Past this release count a release clears the counters' top bits (see ClockMeta). */
+    public static final long OVERFLOW_THRESHOLD = ClockMeta.OVERFLOW_THRESHOLD;
+    /** Bits of each of the meta word's two counters. */
+    public static final int COUNTER_BITS = ClockMeta.COUNTER_BITS;
+    /** What a release adds to a meta word. */
+    public static final long RELEASE_ONE = ClockMeta.RELEASE_ONE;
+
     private ClockSteps() {
+    }
+
+    public static long releaseCount(long meta) {
+        return ClockMeta.releaseCount(meta);
+    }
+
+    public static long refCount(long meta) {
+        return ClockMeta.refCount(meta);
+    }
+
+    public static boolean isVisible(long meta) {
+        return ClockMeta.isVisible(meta);
+    }
+
+    public static boolean isEmpty(long meta) {
+        return ClockMeta.isEmpty(meta);
+    }
+
+    /** The same word with both counters set to {@code count}. */
+    public static long withCounters(long meta, long count) {
+        return ClockMeta.withCounters(meta, count);
+    }
+
+    /** Whether an Auto chain word has its lock bit set. */
+    public static boolean isLocked(long chainWord) {
+        return ChainPointer.isLocked(chainWord);
     }
 
     /** The slot's meta word (opaque). */
