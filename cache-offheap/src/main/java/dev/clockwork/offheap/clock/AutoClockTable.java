@@ -244,11 +244,10 @@ public final class AutoClockTable extends ClockProtocol {
             long slot = index(word) << SLOT_SHIFT;
             long key1 = key1(slots, slot);
             if (key1 == h1 && key0(slots, slot) == h0) {
-                if (mode == ERASE) {
-                    if (eraseIfKey(slot, h0, h1)) {
-                        return slot;
-                    }
-                } else {
+                if (mode == ERASE && eraseIfKey(slot, h0, h1)) {
+                    return slot;
+                }
+                if (mode != ERASE) {
                     int stamp = mode == REFERENCE ? tryReference(slot, h0, h1)
                             : stampIfKey(slot, h0, h1);
                     if (stamp != 0) {
