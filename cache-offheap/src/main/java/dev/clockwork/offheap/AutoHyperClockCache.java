@@ -1,8 +1,9 @@
 package dev.clockwork.offheap;
 
-import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.Args;
+import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.offheap.clock.AutoClockTable;
+import dev.clockwork.offheap.clock.ClockProtocol;
 import dev.clockwork.offheap.clock.ClockShard;
 import dev.clockwork.offheap.clock.SlotLayout;
 import dev.clockwork.offheap.context.CacheContext;
@@ -25,10 +26,9 @@ import dev.clockwork.offheap.context.CloseGate;
  */
 public final class AutoHyperClockCache extends HyperClockCache {
 
-    private AutoHyperClockCache(CacheContext context, CloseGate gate, ClockShard[] tables,
-                                long capacity,
-                                long hashSeed, Admission admission) {
-        super(context, gate, tables, capacity, hashSeed, admission);
+    private AutoHyperClockCache(CacheContext context, CloseGate gate, ClockShard[] shards,
+                                long capacity, long hashSeed, Admission admission) {
+        super(context, gate, shards, capacity, hashSeed, admission);
     }
 
     /**
@@ -48,7 +48,7 @@ public final class AutoHyperClockCache extends HyperClockCache {
      */
     public long reservedBytes() {
         long sum = 0;
-        for (ClockShard table : tables) {
+        for (ClockProtocol table : tables) {
             sum += table.slotCount * SlotLayout.SLOT_BYTES;
         }
         return sum;
@@ -69,17 +69,16 @@ public final class AutoHyperClockCache extends HyperClockCache {
         long entries = 0;
         long atHome = 0;
         long longest = 0;
-        for (ClockShard table : tables) {
-            AutoClockTable auto = (AutoClockTable) table;
-            AutoClockTable.ChainScan scan = auto.scanChains();
+        for (ClockProtocol table : tables) {
+            AutoClockTable.ChainScan scan = ((AutoClockTable) table).scanChains();
             homes += scan.homes;
             nonEmpty += scan.nonEmptyHeads;
             entries += scan.entries;
             atHome += scan.entriesAtHome;
             longest = Math.max(longest, scan.maxChainLength);
         }
-        return new ChainReport(homes, nonEmpty, entries, atHome, longest, context.stats.yields.sum(),
-                context.stats.lookupRestarts.sum(), reservedBytes());
+        return new ChainReport(homes, nonEmpty, entries, atHome, longest,
+                context.stats.yields.sum(), context.stats.lookupRestarts.sum(), reservedBytes());
     }
 
     /** Options of an {@link AutoHyperClockCache}; {@link #build()} validates them all. */
@@ -128,9 +127,9 @@ public final class AutoHyperClockCache extends HyperClockCache {
             long shardSlots = AutoClockTable.maxSlots(perShardCapacity(o.capacity, shardCount()),
                     o.minAvgEntryCharge, o.chargeMetadata, shardBits);
             Admission admission = o.admissionFor(false, shardSlots << shardBits);
-            ClockShard[] tables = makeTables(context, gate, admission,
-                    shardContext -> new AutoClockTable(shardSlots, shardContext));
-            return new AutoHyperClockCache(context, gate, tables, o.capacity, o.hashSeed,
+            ClockShard[] shards = makeShards(context, gate, admission,
+                    shardContext -> ClockShard.auto(shardSlots, shardContext));
+            return new AutoHyperClockCache(context, gate, shards, o.capacity, o.hashSeed,
                     admission);
         }
     }

@@ -5,6 +5,7 @@ import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.offheap.context.CacheContext;
 import dev.clockwork.offheap.entry.EntryStamp;
 import dev.clockwork.offheap.shard.Shard;
+import dev.clockwork.offheap.shard.ShardContext;
 import dev.clockwork.offheap.shard.ShardSizing;
 
 /**
@@ -205,9 +206,9 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
         return 1 << shardBits();
     }
 
-    /** Makes the shard with index {@code shard}. */
+    /** Makes one shard from what every shard of either family is made with. */
     interface ShardMaker<S extends Shard> {
-        S make(int shard, long shardCapacity, long usageLimit, CacheContext context);
+        S make(ShardContext shard);
     }
 
     /**
@@ -215,12 +216,16 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
      * {@link #MAX_USAGE}. If one cannot be made, closes the arena, frees those already made and
      * rethrows: a failed build holds no native memory.
      */
-    final <S extends Shard> S[] makeShards(S[] shards, CacheContext context, ShardMaker<S> maker) {
-        long perShard = ShardedCache.perShardCapacity(settings.capacity, shards.length);
-        long usageLimit = shardUsageLimit(shardBits());
+    final <S extends Shard> S[] makeShards(S[] shards, CacheContext context, Admission admission,
+                                           ShardMaker<S> maker) {
+        BuilderSettings o = settings;
+        int shardBits = Integer.numberOfTrailingZeros(shards.length);
+        long perShard = ShardedCache.perShardCapacity(o.capacity, shards.length);
+        long usageLimit = shardUsageLimit(shardBits);
         try {
             for (int i = 0; i < shards.length; i++) {
-                shards[i] = maker.make(i, perShard, usageLimit, context);
+                shards[i] = maker.make(new ShardContext(i, shardBits, perShard, usageLimit,
+                        o.strictCapacityLimit, o.chargeMetadata, context, admission));
             }
         } catch (RuntimeException | Error e) {
             context.closeArena();

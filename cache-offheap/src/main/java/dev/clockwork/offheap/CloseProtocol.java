@@ -1,6 +1,6 @@
 package dev.clockwork.offheap;
 
-import dev.clockwork.offheap.shard.CallbackGuard;
+import dev.clockwork.offheap.context.CallbackGuard;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**

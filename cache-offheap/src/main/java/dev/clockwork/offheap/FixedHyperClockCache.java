@@ -1,7 +1,7 @@
 package dev.clockwork.offheap;
 
-import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.Args;
+import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.offheap.clock.ClockShard;
 import dev.clockwork.offheap.clock.FixedClockTable;
 import dev.clockwork.offheap.clock.SlotLayout;
@@ -24,10 +24,9 @@ import dev.clockwork.offheap.context.CloseGate;
  * }</pre>
  */
 public final class FixedHyperClockCache extends HyperClockCache {
-    private FixedHyperClockCache(CacheContext context, CloseGate gate, ClockShard[] tables,
-                                 long capacity,
-                                 long hashSeed, Admission admission) {
-        super(context, gate, tables, capacity, hashSeed, admission);
+    private FixedHyperClockCache(CacheContext context, CloseGate gate, ClockShard[] shards,
+                                 long capacity, long hashSeed, Admission admission) {
+        super(context, gate, shards, capacity, hashSeed, admission);
     }
 
     /**
@@ -68,24 +67,23 @@ public final class FixedHyperClockCache extends HyperClockCache {
      *     {@code null}
      */
     public String entryChargeRecommendation() {
-        int shards = tables.length;
+        int shardCount = shards.length;
         double sumLoadFactor = 0;
         double maxLoadFactor = 0;
         double lostPortion = 0;
         int overCount = 0;
         int atLimit = 0;
         long recommendation = Long.MAX_VALUE;
-        for (ClockShard t : tables) {
-            FixedClockTable table = (FixedClockTable) t;
-            long metadata = table.metadataCharge();
-            long usage = table.usage() - table.standaloneUsage.get() - metadata;
-            long capacity = table.capacity() - metadata;
-            long occupancy = table.occupancy();
+        for (ClockShard shard : shards) {
+            long metadata = shard.metadataCharge();
+            long usage = shard.usage() - shard.standaloneUsage() - metadata;
+            long capacity = shard.capacity() - metadata;
+            long occupancy = shard.occupancy();
             if (usage <= 0 || occupancy <= 0 || capacity <= 0) {
                 continue;
             }
             double usageRatio = (double) usage / capacity;
-            double occupancyRatio = (double) occupancy / table.occupancyLimit();
+            double occupancyRatio = (double) occupancy / shard.occupancyLimit();
             if (usageRatio < 0.8 && occupancyRatio < 0.95) {
                 continue; // neither full nor out of slots: says little about the estimate
             }
@@ -97,14 +95,14 @@ public final class FixedHyperClockCache extends HyperClockCache {
             if (loadFactor > FixedClockTable.STRICT_LOAD_FACTOR) {
                 overCount++;
                 lostPortion += (loadFactor - FixedClockTable.STRICT_LOAD_FACTOR) / loadFactor
-                        / shards;
+                        / shardCount;
             }
             recommendation = Math.min(recommendation, usage / occupancy);
         }
         if (atLimit == 0) {
             return null;
         }
-        double averageLoadFactor = sumLoadFactor / shards;
+        double averageLoadFactor = sumLoadFactor / shardCount;
         double lowLoadFactor = FixedClockTable.LOAD_FACTOR / 2;
         if (averageLoadFactor > FixedClockTable.LOAD_FACTOR) {
             if (lostPortion <= 0.01) {
@@ -114,7 +112,7 @@ public final class FixedHyperClockCache extends HyperClockCache {
                     "FixedHyperClockCache: about %.1f%% of the capacity cannot be used because"
                             + " %d/%d shards have run out of slots (estimatedEntryCharge is too"
                             + " high). Recommend estimatedEntryCharge=%d",
-                    lostPortion * 100.0, overCount, shards, recommendation);
+                    lostPortion * 100.0, overCount, shardCount, recommendation);
         }
         if (averageLoadFactor < lowLoadFactor && maxLoadFactor < lowLoadFactor
                 && averageLoadFactor < lowLoadFactor / 1.414) {
@@ -177,9 +175,9 @@ public final class FixedHyperClockCache extends HyperClockCache {
             // A table holds at most its occupancy limit, whatever the charges.
             Admission admission = settings.admissionFor(false,
                     FixedClockTable.occupancyLimit(lengthBits) << shardBits());
-            ClockShard[] tables = makeTables(context, gate, admission,
-                    shardContext -> new FixedClockTable(lengthBits, shardContext));
-            return new FixedHyperClockCache(context, gate, tables, settings.capacity,
+            ClockShard[] shards = makeShards(context, gate, admission,
+                    shardContext -> ClockShard.fixed(lengthBits, shardContext));
+            return new FixedHyperClockCache(context, gate, shards, settings.capacity,
                     settings.hashSeed, admission);
         }
 
@@ -194,25 +192,26 @@ public final class FixedHyperClockCache extends HyperClockCache {
             int shardBits = shardBits();
             int shards = 1 << shardBits;
             long perShard = perShardCapacity(settings.capacity, shards);
-            int bits = FixedClockTable.lengthBits(perShard, settings.estimatedEntryCharge, settings.chargeMetadata);
+            long estimate = settings.estimatedEntryCharge;
+            int bits = FixedClockTable.lengthBits(perShard, estimate, settings.chargeMetadata);
             int maxBits = Long.numberOfTrailingZeros(ClockShard.maxSlotsPerShard(shardBits));
             if (bits > maxBits) {
                 throw new IllegalArgumentException("capacity " + settings.capacity
-                        + " with estimatedEntryCharge " + settings.estimatedEntryCharge + " needs 2^" + bits
+                        + " with estimatedEntryCharge " + estimate + " needs 2^" + bits
                         + " slots per shard, more than the 2^" + maxBits + " a shard may have with "
                         + shardsText(shards) + ": raise estimatedEntryCharge or numShardBits, or"
                         + " lower capacity");
             }
-            String share = "each shard's share of capacity, " + perShard + " (capacity " + settings.capacity
-                    + " over " + shardsText(shards) + ")";
-            if (settings.estimatedEntryCharge > perShard) {
-                throw new IllegalArgumentException("estimatedEntryCharge " + settings.estimatedEntryCharge
+            String share = "each shard's share of capacity, " + perShard + " (capacity "
+                    + settings.capacity + " over " + shardsText(shards) + ")";
+            if (estimate > perShard) {
+                throw new IllegalArgumentException("estimatedEntryCharge " + estimate
                         + " is larger than " + share + ": a table sized for it holds no entry;"
                         + " lower estimatedEntryCharge or numShardBits, or raise capacity");
             }
             if (FixedClockTable.occupancyLimit(bits) == 0) {
                 throw new IllegalArgumentException(share + ", is too small for a table that holds"
-                        + " an entry of estimatedEntryCharge " + settings.estimatedEntryCharge
+                        + " an entry of estimatedEntryCharge " + estimate
                         + " next to its slots (charged " + SlotLayout.SLOT_BYTES + " bytes each,"
                         + " see chargeMetadata): raise capacity, or lower numShardBits");
             }

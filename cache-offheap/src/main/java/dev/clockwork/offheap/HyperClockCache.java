@@ -1,15 +1,16 @@
 package dev.clockwork.offheap;
 
-import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.Args;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.hash.KeyHash;
 import dev.clockwork.offheap.clock.ClockHandle;
-import dev.clockwork.offheap.clock.ClockMeta;
+import dev.clockwork.offheap.clock.ClockProtocol;
 import dev.clockwork.offheap.clock.ClockShard;
 import dev.clockwork.offheap.clock.FoundEntry;
+import dev.clockwork.offheap.clock.OccupancyScan;
 import dev.clockwork.offheap.clock.SlotLayout;
 import dev.clockwork.offheap.clock.StandaloneEntries;
 import dev.clockwork.offheap.context.CacheContext;
@@ -19,7 +20,8 @@ import dev.clockwork.offheap.shard.InsertOutcome;
 import dev.clockwork.offheap.shard.ShardSizing;
 
 /**
- * A sharded cache over {@link ClockShard}s: the HyperClock protocol of RocksDB's
+ * A sharded cache over {@link ClockShard}s, each holding its table ({@link ClockProtocol}): the
+ * HyperClock protocol of RocksDB's
  * HyperClockCache over off-heap memory. Keys are hashed with a seeded bijection
  * ({@link KeyHash}), so distinct keys never share a hashed key; the upper half of the first hash
  * word picks the shard.
@@ -34,12 +36,16 @@ import dev.clockwork.offheap.shard.ShardSizing;
  * Calls that hand values over or free them (inserts, erases, the release that frees an entry) run
  * inside a {@link CloseGate}, which close shuts and drains before it closes the arena; lookups,
  * plain releases and value reads only race the arena, which stops them with an exception. What
- * close then frees: every slot's value by its address ({@link ClockShard#freeAll}), including a
- * slot a release took but could not free, and every live standalone entry. See
+ * close then frees: the tables ({@link ClockShard#freeAll}; the values left in them, including a
+ * slot's that a release took but could not free, go with the value slabs), and every live
+ * standalone entry. See
  * {@link ShardedCache#close()} for the contract.
  */
 public abstract class HyperClockCache extends ShardedCache {
-    final ClockShard[] tables;
+    /** The shards: inserts and accounting. */
+    final ClockShard[] shards;
+    /** Each shard's table, by shard: lookups, releases and erases go to it directly. */
+    final ClockProtocol[] tables;
     private final int shardMask;
     /** log2 of the shard count: how many low bits of a table handle's location are the shard. */
     final int shardBits;
@@ -47,14 +53,18 @@ public abstract class HyperClockCache extends ShardedCache {
     /** Inserts, erases and freeing releases run inside it; close shuts and drains it first. */
     private final CloseGate gate;
 
-    HyperClockCache(CacheContext context, CloseGate gate, ClockShard[] tables, long capacity,
+    HyperClockCache(CacheContext context, CloseGate gate, ClockShard[] shards, long capacity,
                     long hashSeed, Admission admission) {
-        super(context, tables, capacity, hashSeed, admission);
+        super(context, shards, capacity, hashSeed, admission);
         this.gate = gate;
-        this.tables = tables;
-        this.shardMask = tables.length - 1;
-        this.shardBits = Integer.numberOfTrailingZeros(tables.length);
-        this.standalone = new StandaloneEntries(context, tables);
+        this.shards = shards;
+        this.tables = new ClockProtocol[shards.length];
+        for (int i = 0; i < shards.length; i++) {
+            tables[i] = shards[i].table;
+        }
+        this.shardMask = shards.length - 1;
+        this.shardBits = Integer.numberOfTrailingZeros(shards.length);
+        this.standalone = new StandaloneEntries(context, shards);
     }
 
     /**
@@ -80,7 +90,8 @@ public abstract class HyperClockCache extends ShardedCache {
 
         /**
          * Expected average charge per entry; 0 (default) means unknown and builds an
-         * {@link AutoHyperClockCache}, a positive value a {@link FixedHyperClockCache} sized for it.
+         * {@link AutoHyperClockCache}, a positive value a {@link FixedHyperClockCache} sized for
+         * it.
          *
          * @param bytes the expected average charge per entry in bytes, or 0; {@link #validate()}
          *     refuses a negative one
@@ -140,11 +151,11 @@ public abstract class HyperClockCache extends ShardedCache {
     }
 
     /** The table of a table handle whose fields and slot are in bounds; throws otherwise. */
-    ClockShard tableOf(long handle) {
+    ClockProtocol tableOf(long handle) {
         if (!EntryStamp.isWellFormed(handle)) {
             throw notOurs(handle);
         }
-        ClockShard table = tables[ClockHandle.shard(handle, shardBits)];
+        ClockProtocol table = tables[ClockHandle.shard(handle, shardBits)];
         if (ClockHandle.slotIndex(handle, shardBits) >= table.slotCount) {
             throw notOurs(handle);
         }
@@ -160,8 +171,8 @@ public abstract class HyperClockCache extends ShardedCache {
      * The stamp of the entry a table handle names, if its slot holds that entry now; throws
      * otherwise. The protocol checks it again in the same step as its change of the meta word.
      */
-    private static int checkedStamp(ClockShard table, long slot, long handle) {
-        int stamp = table.stamp(slot);
+    private static int checkedStamp(ClockProtocol table, long slot, long handle) {
+        int stamp = SlotLayout.stamp(table.slots, slot);
         if (!EntryStamp.names(handle, stamp)) {
             throw stale(handle);
         }
@@ -209,9 +220,9 @@ public abstract class HyperClockCache extends ShardedCache {
         if (isStandalone(handle)) {
             return releaseStandalone(handle);
         }
-        ClockShard table = tableOf(handle);
+        ClockProtocol table = tableOf(handle);
         long slot = slotOf(handle);
-        return table.release(slot, checkedStamp(table, slot, handle), true, eraseIfLastRef);
+        return table.release(slot, checkedStamp(table, slot, handle), eraseIfLastRef);
     }
 
     @Override
@@ -221,7 +232,7 @@ public abstract class HyperClockCache extends ShardedCache {
             standalone.ref(handle);
             return;
         }
-        ClockShard table = tableOf(handle);
+        ClockProtocol table = tableOf(handle);
         long slot = slotOf(handle);
         table.ref(slot, checkedStamp(table, slot, handle));
     }
@@ -261,8 +272,8 @@ public abstract class HyperClockCache extends ShardedCache {
     private long insertInGate(long h0, long h1, long address, int length, long charge,
                               Priority priority, boolean keepRef) {
         int shard = shardOf(h0);
-        long result = tables[shard].insert(h0, h1, address, length, charge,
-                ClockMeta.initialCountdown(priority), keepRef);
+        long result = shards[shard].insert(h0, h1, address, length, charge,
+                ClockShard.initialCountdown(priority), keepRef);
         if (result >= 0) {
             stats.inserts.increment();
             return keepRef ? handleOf(shard, result) : 1;
@@ -273,7 +284,7 @@ public abstract class HyperClockCache extends ShardedCache {
             return handle;
         }
         context.values.freeGuarded(address, length); // inside the gate
-        return InsertOutcome.failed(result, context, tables[shard], shard, charge, keepRef);
+        return InsertOutcome.failed(result, context, shards[shard], shard, charge, keepRef);
     }
 
     // ---------------------------------------------------------------- standalone entries
@@ -281,17 +292,12 @@ public abstract class HyperClockCache extends ShardedCache {
     /**
      * An entry outside the table ({@link StandaloneEntries}), returned when the caller wants a
      * handle but the key is already present or the table is full. Its charge was added to the
-     * shard's usage by the table insert, which is undone if no record can be had. Runs inside the
-     * close gate (see {@link #insertCopied}).
+     * shard's usage by the table insert, which the shard takes back if no record can be had.
+     * Runs inside the close gate (see {@link #insertCopied}).
      */
     private long standaloneInsert(long h0, long h1, long valueAddress, int length, long charge,
                                   int shard) {
-        try {
-            return standalone.add(h0, h1, valueAddress, length, charge, shard);
-        } catch (OutOfMemoryError | IllegalStateException e) {
-            tables[shard].addUsage(-charge); // nothing stored: the caller frees the value
-            throw e;
-        }
+        return standalone.add(h0, h1, valueAddress, length, charge, shard);
     }
 
     /**
@@ -312,8 +318,8 @@ public abstract class HyperClockCache extends ShardedCache {
     /**
      * Walks every table in slot order. Each visible entry is referenced as a lookup references it
      * ({@link ClockProtocol#referenceIfVisible}), handed to the visitor, and given back through
-     * {@link ClockProtocol#releaseOwn} as not useful: the acquire is taken back, so the entry's clock is
-     * as before, and if an erase made the entry invisible meanwhile and ours is the last
+     * {@link ClockProtocol#releaseOwn} as not a use: the acquire is taken back, so the entry's
+     * clock is as before, and if an erase made the entry invisible meanwhile and ours is the last
      * reference, that release frees it, inside the close gate like every freeing release.
      *
      * <p>Exactly once: entries never move between slots in either table (a fixed table's entry
@@ -334,7 +340,7 @@ public abstract class HyperClockCache extends ShardedCache {
     void forEachEntryChecked(EntryVisitor visitor, int entriesPerLock) {
         boolean readsValues = visitor.readsValues();
         int untilCheck = entriesPerLock;
-        for (ClockShard table : tables) {
+        for (ClockProtocol table : tables) {
             checkOpen();
             long slot = 0;
             for (long end = table.usedSlots() << SlotLayout.SLOT_SHIFT; slot < end;
@@ -345,11 +351,11 @@ public abstract class HyperClockCache extends ShardedCache {
                         continue;
                     }
                     try {
-                        long h0 = table.key0(slot);
-                        long h1 = table.key1(slot);
-                        long address = table.valueAddress(slot);
-                        int length = table.valueLength(slot);
-                        long charge = table.charge(slot);
+                        long h0 = SlotLayout.key0(table.slots, slot);
+                        long h1 = SlotLayout.key1(table.slots, slot);
+                        long address = SlotLayout.valueAddress(table.slots, slot);
+                        int length = SlotLayout.valueLength(table.slots, slot);
+                        long charge = SlotLayout.charge(table.slots, slot);
                         if (table.stillHolds(slot, stamp)) {
                             visitEntry(visitor, readsValues, h0, h1, address, length, charge);
                         }
@@ -377,9 +383,6 @@ public abstract class HyperClockCache extends ShardedCache {
         }
     }
 
-
-
-
     /** Native bytes of standalone entries' records, values not included (0 until the first). */
     long standaloneRecordBytes() {
         return standalone.recordBytes();
@@ -391,11 +394,8 @@ public abstract class HyperClockCache extends ShardedCache {
      * @return the charges of the standalone entries alive now, in bytes
      */
     public long standaloneUsage() {
-        return ShardSizing.sumOverShards(tables, ClockShard::standaloneUsage);
+        return ShardSizing.sumOverShards(shards, ClockShard::standaloneUsage);
     }
-
-
-
 
     /**
      * Most entries the tables accept at their current size: beyond it an insert must first evict
@@ -404,7 +404,7 @@ public abstract class HyperClockCache extends ShardedCache {
      * @return the sum of the shards' occupancy limits, in entries
      */
     public long occupancyLimit() {
-        return ShardSizing.sumOverShards(tables, ClockShard::occupancyLimit);
+        return ShardSizing.sumOverShards(shards, ClockShard::occupancyLimit);
     }
 
     /**
@@ -414,9 +414,8 @@ public abstract class HyperClockCache extends ShardedCache {
      * @return the number of slots in use, over all shards
      */
     public long tableSlots() {
-        return ShardSizing.sumOverShards(tables, ClockShard::usedSlots);
+        return ShardSizing.sumOverShards(shards, ClockShard::usedSlots);
     }
-
 
     /**
      * Scans every slot of every shard for RocksDB-style occupancy diagnostics (see
@@ -432,8 +431,8 @@ public abstract class HyperClockCache extends ShardedCache {
     public TableReport tableReport() {
         checkOpen();
         long smallest = Long.MAX_VALUE;
-        for (ClockShard table : tables) {
-            smallest = Math.min(smallest, table.usedSlots());
+        for (ClockShard shard : shards) {
+            smallest = Math.min(smallest, shard.usedSlots());
         }
         int window = (int) Math.min(TableReport.DEFAULT_WINDOW, smallest);
         long slots = 0;
@@ -442,9 +441,9 @@ public abstract class HyperClockCache extends ShardedCache {
         long maxWindow = 0;
         long maxOccupiedRun = 0;
         long maxEmptyRun = 0;
-        for (ClockShard table : tables) {
-            ClockShard.OccupancyScan scan = table.scanOccupancy(window);
-            slots += table.usedSlots();
+        for (ClockShard shard : shards) {
+            OccupancyScan scan = shard.scanOccupancy(window);
+            slots += shard.usedSlots();
             occupied += scan.occupied;
             minWindow = Math.min(minWindow, scan.minWindowOccupied);
             maxWindow = Math.max(maxWindow, scan.maxWindowOccupied);

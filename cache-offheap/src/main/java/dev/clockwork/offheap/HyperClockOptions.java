@@ -18,7 +18,6 @@ public abstract class HyperClockOptions<B extends HyperClockOptions<B>> extends 
     /** RocksDB's default minimum shard size for HyperClockCache when choosing shard bits. */
     static final long MIN_SHARD_BYTES = 32L << 20;
 
-
     HyperClockOptions(BuilderSettings settings) {
         super(settings);
     }
@@ -51,19 +50,16 @@ public abstract class HyperClockOptions<B extends HyperClockOptions<B>> extends 
     @Override
     public abstract HyperClockCache build();
 
-    /** Makes one shard's table given what every shard is made with. */
-    interface TableMaker {
+    /** Makes one shard (and its table) given what every shard is made with. */
+    interface ClockShardMaker {
         ClockShard make(ClockShardContext context);
     }
 
-    /** Makes every shard's table (see {@link #makeShards}), all closing with {@code gate}. */
-    final ClockShard[] makeTables(CacheContext context, CloseGate gate, Admission admission,
-                                  TableMaker maker) {
-        BuilderSettings o = settings;
-        Admission asked = admission == Admission.ALWAYS ? null : admission;
-        return makeShards(new ClockShard[shardCount()], context,
-                (shard, shardCapacity, usageLimit, mem) -> maker.make(new ClockShardContext(shard,
-                        shardCapacity, usageLimit, o.strictCapacityLimit, o.evictionEffortCap,
-                        o.chargeMetadata, mem, gate, asked)));
+    /** Makes every shard (see {@link CacheOptions#makeShards}), all closing with {@code gate}. */
+    final ClockShard[] makeShards(CacheContext context, CloseGate gate, Admission admission,
+                                  ClockShardMaker maker) {
+        int effortCap = settings.evictionEffortCap;
+        return makeShards(new ClockShard[shardCount()], context, admission,
+                shard -> maker.make(new ClockShardContext(shard, effortCap, gate)));
     }
 }

@@ -10,7 +10,6 @@ import dev.clockwork.offheap.entry.RecordSlab;
 import dev.clockwork.offheap.lru.LruHandle;
 import dev.clockwork.offheap.lru.LruShard;
 import dev.clockwork.offheap.shard.InsertOutcome;
-import dev.clockwork.offheap.shard.ShardContext;
 import dev.clockwork.offheap.shard.ShardSizing;
 
 /**
@@ -137,10 +136,8 @@ public final class LruCache extends ShardedCache {
                     (long) maxChunks * RecordSlab.RECORDS_PER_CHUNK << shardBits);
             LruShard.Options options =
                     new LruShard.Options(o.highPriPoolRatio(), o.lowPriPoolRatio, maxChunks);
-            LruShard[] shards = makeShards(new LruShard[1 << shardBits], context,
-                    (shard, shardCapacity, usageLimit, mem) -> new LruShard(new ShardContext(
-                            shard, shardBits, shardCapacity, usageLimit, o.strictCapacityLimit,
-                            o.chargeMetadata, mem, admission), options));
+            LruShard[] shards = makeShards(new LruShard[1 << shardBits], context, admission,
+                    shard -> new LruShard(shard, options));
             return new LruCache(context, shards, o.capacity, o.hashSeed, admission);
         }
     }

@@ -4,7 +4,7 @@ import dev.clockwork.cache.Args;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.ValueReader;
 import dev.clockwork.offheap.entry.ValueHeader;
-import dev.clockwork.offheap.shard.CallbackGuard;
+import dev.clockwork.offheap.context.CallbackGuard;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;

@@ -10,7 +10,7 @@ import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.hash.KeyHash;
 import dev.clockwork.offheap.context.CacheContext;
 import dev.clockwork.offheap.entry.ValueHeader;
-import dev.clockwork.offheap.shard.CallbackGuard;
+import dev.clockwork.offheap.context.CallbackGuard;
 import dev.clockwork.offheap.shard.EntryHandoff;
 import dev.clockwork.offheap.shard.Shard;
 import dev.clockwork.offheap.shard.ShardSizing;

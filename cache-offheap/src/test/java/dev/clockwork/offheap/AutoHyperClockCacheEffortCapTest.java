@@ -9,7 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
-import dev.clockwork.offheap.clock.ClockMeta;
+import dev.clockwork.offheap.clock.AutoClockTable;
+import dev.clockwork.offheap.clock.ClockShard;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,13 +35,13 @@ import org.junit.jupiter.api.Test;
  *       freed, the new entry is stored and charged.</li>
  *   <li>{@code AutoClockTable.evict} stops (a) once the freed charge reaches the request, (b) after
  *       {@code (MAX_COUNTDOWN + 1)} full rounds of the clock, by which every unpinned entry was
- *       visited 4 times and so freed, or (c) when {@code ClockShard.isEvictionEffortExceeded}:
+ *       visited 4 times and so freed, or (c) when {@code EvictionData.giveUpOnEffort}:
  *       {@code seenPinned >= cap * (freedCount + 1)}. So an insert that stops on the cap ("capped",
  *       counted in {@code evictionEffortExceeded}) moved the clock over at least {@code cap} pinned
  *       entries. A round of the clock visits each home, hence each of the P pinned entries,
  *       once.</li>
  *   <li>A LOW entry starts with countdown 2 and is freed at its third unreferenced visit
- *       ({@code ClockShard.clockUpdate}), so an unpinned entry alive now was inserted less than
+ *       ({@code ClockProtocol.clockUpdate}), so an unpinned entry alive now was inserted less than
  *       {@code V = 3} rounds (plus one sweep step) of clock travel ago.</li>
  * </ol>
  * Per insert {@code U} changes by {@code 1 - freed}: at most +1 when capped; when over capacity
@@ -72,7 +73,7 @@ class AutoHyperClockCacheEffortCapTest {
     private static final long CHARGE = 1000;
     private static final int CAP = 30;
     /** Clock visits that free an unreferenced LOW entry: its countdown, then the eviction. */
-    private static final int VISITS = (int) ClockMeta.initialCountdown(Priority.LOW) + 1;
+    private static final int VISITS = (int) ClockShard.initialCountdown(Priority.LOW) + 1;
     /** Bound on the pinned entries one sweep step visits (4 homes in each of at most 2 blocks). */
     private static final int STEP_PINNED = 64;
     private static final byte[] SMALL = new byte[8];

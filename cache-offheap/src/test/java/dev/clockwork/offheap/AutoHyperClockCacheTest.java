@@ -17,17 +17,11 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.hash.KeyHash;
 import dev.clockwork.offheap.clock.AutoClockTable;
-import dev.clockwork.offheap.clock.ChainPointer;
-import dev.clockwork.offheap.clock.ClockMeta;
-import dev.clockwork.offheap.clock.ClockShard;
+import dev.clockwork.offheap.clock.ClockSteps;
 import dev.clockwork.offheap.clock.SlotLayout;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
-import java.lang.invoke.VarHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -230,11 +224,6 @@ class AutoHyperClockCacheTest {
 
     private interface ThreadBody {
         void run(int thread) throws Exception;
-    }
-
-    /** Full-privilege access to the table's private members, for the white-box tests. */
-    private static MethodHandles.Lookup tableInternals() throws IllegalAccessException {
-        return MethodHandles.privateLookupIn(AutoClockTable.class, MethodHandles.lookup());
     }
 
     // ---------------------------------------------------------------- erase and growth
@@ -661,19 +650,17 @@ class AutoHyperClockCacheTest {
                 + " after " + key + " inserts, with " + entries + " entries in "
                 + cache.tableSlots() + " slots");
 
-        VarHandle lengthInfo = tableInternals().findVarHandle(AutoClockTable.class, "lengthInfo",
-                long.class);
         long newKey = -1;
         boolean accepted;
-        lengthInfo.setVolatile(table, staleInfo); // what a thread that read it then still sees
+        ClockSteps.setLengthInfo(table, staleInfo); // what a thread that read it then still sees
         try {
             accepted = insertKey(cache, newKey);
         } finally {
             // The insert may have republished the length itself (it catches up when it meets a
             // head with a newer shift); restore it only if not.
-            lengthInfo.compareAndSet(table, staleInfo, grownInfo);
+            ClockSteps.compareAndSetLengthInfo(table, staleInfo, grownInfo);
         }
-        assertEquals(grownInfo, (long) lengthInfo.getVolatile(table));
+        assertEquals(grownInfo, table.lengthInfo());
         assertTrue(accepted);
         assertTrue(holds(cache, newKey), "insert dropped: the first " + staleLength
                 + " slots are taken, but " + (cache.tableSlots() - entries) + " of "
@@ -684,7 +671,7 @@ class AutoHyperClockCacheTest {
 
     private static boolean allOccupied(AutoClockTable table, long slots) {
         for (long i = 0; i < slots; i++) {
-            if (ClockMeta.isEmpty(table.metaOpaque(i << SlotLayout.SLOT_SHIFT))) {
+            if (ClockSteps.isEmpty(ClockSteps.meta(table, i << SlotLayout.SLOT_SHIFT))) {
                 return false;
             }
         }
@@ -718,16 +705,12 @@ class AutoHyperClockCacheTest {
         byte[] v = naming(key0, key1);
         assertTrue(cache.insert(key0, key1, v, 0, 16, 16, Priority.LOW));
 
-        MethodHandle grow = tableInternals().findVirtual(AutoClockTable.class, "grow",
-                MethodType.methodType(long.class));
-        long head0 = SlotLayout.headOffset(0);
-        long word = (long) ClockShard.LONG.getVolatile(table.slots, head0);
-        assertEquals(word, (long) ClockShard.LONG.compareAndExchange(table.slots, head0, word,
-                word | ChainPointer.LOCKED), "lock chain 0");
+        long word = ClockSteps.lockChain(table, 0);
+        assertTrue(ClockSteps.isLocked(word), "lock chain 0");
         var failure = new AtomicReference<Throwable>();
         Thread splitB = new Thread(() -> {
             try {
-                long grown = (long) grow.invokeExact(table); // home 64: waits for chain 0
+                long grown = ClockSteps.grow(table); // home 64: waits for chain 0
                 assertEquals(64, grown);
             } catch (Throwable e) {
                 failure.set(e);
@@ -738,9 +721,9 @@ class AutoHyperClockCacheTest {
         while (table.yieldCount() == 0 && splitB.isAlive()) {
             Thread.onSpinWait(); // until B waits on chain 0
         }
-        assertEquals(65, (long) grow.invokeExact(table), "split A (home 65, from chain 1)");
+        assertEquals(65, ClockSteps.grow(table), "split A (home 65, from chain 1)");
         assertEquals(64, table.homes(), "home 64 is not finished yet");
-        ClockShard.LONG.setVolatile(table.slots, head0, word); // unlock chain 0
+        ClockSteps.unlockChain(table, 0);
         splitB.join(60_000);
         assertFalse(splitB.isAlive(), "split B did not finish");
         if (failure.get() != null) {

@@ -1,6 +1,6 @@
 package dev.clockwork.offheap;
-import dev.clockwork.offheap.clock.ClockMeta;
-import dev.clockwork.offheap.clock.ClockShard;
+
+import dev.clockwork.offheap.clock.ClockProtocol;
 import dev.clockwork.offheap.clock.ClockSteps;
 
 /**
@@ -12,14 +12,14 @@ import dev.clockwork.offheap.clock.ClockSteps;
  */
 public final class ClockProbe {
     /** Past this release count a release clears the counters' top bits (see ClockMeta). */
-    public static final long OVERFLOW_THRESHOLD = ClockMeta.OVERFLOW_THRESHOLD;
+    public static final long OVERFLOW_THRESHOLD = ClockSteps.OVERFLOW_THRESHOLD;
     /** The bit that near-overflow correction clears from both counters. */
-    public static final long COUNTER_TOP = 1L << (ClockMeta.COUNTER_BITS - 1);
+    public static final long COUNTER_TOP = 1L << (ClockSteps.COUNTER_BITS - 1);
 
     private ClockProbe() {
     }
 
-    private static ClockShard table(HyperClockCache cache, long handle) {
+    private static ClockProtocol table(HyperClockCache cache, long handle) {
         return cache.tableOf(handle);
     }
 
@@ -29,19 +29,19 @@ public final class ClockProbe {
 
     /** The meta word of the slot a table handle names. */
     public static long meta(HyperClockCache cache, long handle) {
-        return table(cache, handle).metaOpaque(slot(cache, handle));
+        return ClockSteps.meta(table(cache, handle), slot(cache, handle));
     }
 
     public static long releaseCount(long meta) {
-        return ClockMeta.releaseCount(meta);
+        return ClockSteps.releaseCount(meta);
     }
 
     public static long refCount(long meta) {
-        return ClockMeta.refCount(meta);
+        return ClockSteps.refCount(meta);
     }
 
     public static boolean isVisible(long meta) {
-        return ClockMeta.isVisible(meta);
+        return ClockSteps.isVisible(meta);
     }
 
     /**
@@ -50,8 +50,8 @@ public final class ClockProbe {
      */
     public static boolean setCounters(HyperClockCache cache, long handle, long expected,
                                       long count) {
-        return table(cache, handle).compareAndExchangeMeta(slot(cache, handle), expected,
-                ClockMeta.withCounters(expected, count)) == expected;
+        return ClockSteps.compareAndExchangeMeta(table(cache, handle), slot(cache, handle),
+                expected, ClockSteps.withCounters(expected, count)) == expected;
     }
 
     /**

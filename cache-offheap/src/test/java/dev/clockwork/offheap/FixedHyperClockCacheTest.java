@@ -10,9 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
-import dev.clockwork.offheap.clock.ClockMeta;
-import dev.clockwork.offheap.clock.ClockShard;
+import dev.clockwork.offheap.clock.ClockProtocol;
+import dev.clockwork.offheap.clock.ClockSteps;
 import dev.clockwork.offheap.clock.FixedClockTable;
+import dev.clockwork.offheap.clock.SlotLayout;
 import dev.clockwork.offheap.shard.ShardSizing;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -397,18 +398,19 @@ class FixedHyperClockCacheTest {
         var cache = cache(1 << 20, 1024);
         cache.insert(1, 1, pattern(1, 10), 0, 10, 10, Priority.LOW);
         long h = cache.lookup(1, 1);
-        ClockShard table = cache.tables[0];
+        ClockProtocol table = cache.tables[0];
         long slot = cache.slotOf(h);
-        int stamp = table.stamp(slot);
+        int stamp = SlotLayout.stamp(table.slots, slot);
 
-        long old = table.getAndAddMetaRelease(slot, ClockMeta.RELEASE_ONE); // the release's drop
+        long old = ClockSteps.releaseCountOnly(table, slot); // the release's drop
         assertTrue(cache.erase(1, 1), "erase frees A v1: no reference is left");
         assertTrue(cache.insert(1, 1, pattern(2, 10), 0, 10, 10, Priority.LOW));
         long h2 = cache.lookup(1, 1);
         assertEquals(slot, cache.slotOf(h2), "same slot");
         cache.release(h2);
 
-        assertFalse(table.freeIfUnreferenced(slot, old, old + ClockMeta.RELEASE_ONE, stamp),
+        assertFalse(ClockSteps.freeIfUnreferenced(table, slot, old, old + ClockSteps.RELEASE_ONE,
+                stamp),
                 "the release freed the newcomer");
         long h3 = cache.lookup(1, 1);
         assertArrayEquals(pattern(2, 10), read(cache, h3));

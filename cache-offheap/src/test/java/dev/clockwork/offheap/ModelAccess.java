@@ -2,11 +2,11 @@ package dev.clockwork.offheap;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.hash.KeyHash;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import dev.clockwork.offheap.clock.ClockShard;
 import dev.clockwork.offheap.lru.LruShard;
 import dev.clockwork.offheap.memory.ValueSlabs;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * Test-only window on per-shard state, for the model-based tests in
@@ -108,15 +108,15 @@ public final class ModelAccess {
 
     public static ShardState read(Cache cache) {
         if (cache instanceof HyperClockCache hcc) {
-            ShardState s = new ShardState(hcc.tables.length);
-            for (int i = 0; i < hcc.tables.length; i++) {
-                ClockShard t = hcc.tables[i];
+            ShardState s = new ShardState(hcc.shards.length);
+            for (int i = 0; i < hcc.shards.length; i++) {
+                ClockShard t = hcc.shards[i];
                 s.usage[i] = t.usage();
                 s.capacity[i] = t.capacity();
                 s.occupancy[i] = t.occupancy();
                 s.occupancyLimit[i] = t.occupancyLimit();
                 s.metadata[i] = t.metadataCharge();
-                s.standaloneUsage[i] = t.standaloneUsage.get();
+                s.standaloneUsage[i] = t.standaloneUsage();
                 s.pinnedUsage[i] = t.tablePinnedUsage();
                 s.slots[i] = t.usedSlots();
             }

@@ -7,13 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.offheap.clock.ClockSteps;
+import dev.clockwork.offheap.clock.FixedClockTable;
+import dev.clockwork.offheap.clock.SlotLayout;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import dev.clockwork.offheap.clock.ClockMeta;
-import dev.clockwork.offheap.clock.FixedClockTable;
-import dev.clockwork.offheap.clock.SlotLayout;
 
 class TableReportTest {
     private final List<Cache> caches = new ArrayList<>();
@@ -82,7 +82,7 @@ class TableReportTest {
         // the table is the bound, not capacity (an eviction step may free a few slots at once)
         assertTrue(r.occupied() <= cache.occupancyLimit() && r.occupied() > cache.occupancyLimit()
                 - 8, r.occupied() + " of limit " + cache.occupancyLimit());
-        assertEquals(expected(table, 500), r);
+        assertEquals(expected(cache, table, 500), r);
         assertTrue(r.maxWindowOccupied() >= Math.min(r.maxOccupiedRun(), r.window()));
         assertTrue(r.minWindowOccupied() <= r.window() - Math.min(r.maxEmptyRun(), r.window()));
         assertTrue(r.maxOccupiedRun() + r.maxEmptyRun() <= r.slots());
@@ -98,7 +98,8 @@ class TableReportTest {
         var cache = cache(1 << 20, 1024, 0);
         fill(cache, 10_000, 1024);
         assertTrue(cache.usage() >= 0.99 * cache.capacity(), "filled to capacity");
-        assertEquals(expected((FixedClockTable) cache.tables[0], 500), cache.tableReport());
+        assertEquals(expected(cache, (FixedClockTable) cache.tables[0], 500),
+                cache.tableReport());
         assertNull(cache.entryChargeRecommendation());
     }
 
@@ -128,12 +129,12 @@ class TableReportTest {
     }
 
     /** The report for one table, computed the slow, obvious way from its meta words. */
-    private static TableReport expected(FixedClockTable table, int window) {
+    private static TableReport expected(HyperClockCache cache, FixedClockTable table, int window) {
         int n = (int) table.slotCount;
         boolean[] occupied = new boolean[n];
         long count = 0;
         for (int i = 0; i < n; i++) {
-            occupied[i] = !ClockMeta.isEmpty(table.metaOpaque(SlotLayout.slotOffset(i)));
+            occupied[i] = !ClockSteps.isEmpty(ClockSteps.meta(table, SlotLayout.slotOffset(i)));
             count += occupied[i] ? 1 : 0;
         }
         long min = window;
@@ -161,6 +162,6 @@ class TableReportTest {
             i = j;
         }
         return new TableReport(n, count, window, min, max, maxPos, maxNeg,
-                table.context.stats.evictionEffortExceeded.sum());
+                cache.context.stats.evictionEffortExceeded.sum());
     }
 }

@@ -7,15 +7,21 @@ import static dev.clockwork.offheap.clock.ChainPointer.isLocked;
 import static dev.clockwork.offheap.clock.ChainPointer.shift;
 import static dev.clockwork.offheap.clock.ClockMeta.MAX_COUNTDOWN;
 import static dev.clockwork.offheap.clock.ClockMeta.isShareable;
+import static dev.clockwork.offheap.clock.LinearHashChains.homeAndShift;
+import static dev.clockwork.offheap.clock.LinearHashChains.lowBits;
 import static dev.clockwork.offheap.clock.SlotLayout.SLOT_BYTES;
 import static dev.clockwork.offheap.clock.SlotLayout.SLOT_SHIFT;
+import static dev.clockwork.offheap.clock.SlotLayout.key0;
+import static dev.clockwork.offheap.clock.SlotLayout.key1;
 
 import dev.clockwork.offheap.entry.EntryStamp;
 import dev.clockwork.offheap.memory.NativeAllocator;
 
 /**
- * The growing HyperClock index: the clock's lookup, insert, erase and eviction over
- * {@link LinearHashChains}, which keeps the chains and grows them.
+ * The growing HyperClock index: the clock's lookup, insert, erase and eviction over its
+ * {@link LinearHashChains}, which keeps the chains and grows them. Index work only: every change
+ * of an entry is {@link ClockProtocol}'s, which calls {@link #unlink} to take a freed entry off
+ * its chain.
  *
  * <p><b>Lookups without locks.</b> A lookup walks the chain reading keys plainly and confirms a
  * match by taking a reference (the same check as the fixed table). It never waits; it restarts
@@ -32,18 +38,20 @@ import dev.clockwork.offheap.memory.NativeAllocator;
  *       which is still its parent chain, ending at the parent's end. A larger shift on a pointer
  *       inside the chain means a split overtook the walk: restart.</li>
  * </ul>
- * A split ({@link #split}) moves entries between the two halves only by pointing a link further
- * along the old order, over entries of the other half, and only ever raises shifts; so whichever
- * of its intermediate states a lookup walks through, it passes every entry of its half that was
- * there when it started, or notices a shift it did not expect. (This is the scheme of RocksDB's
- * AutoHyperClockTable, with inserts waiting for rewrite locks instead of racing them, and lookups
- * restarting instead of keeping a referenced entry to resume from.)
+ * A split ({@link LinearHashChains#split}) moves entries between the two halves only by pointing
+ * a link further along the old order, over entries of the other half, and only ever raises
+ * shifts; so whichever of its intermediate states a lookup walks through, it passes every entry
+ * of its half that was there when it started, or notices a shift it did not expect. (This is the
+ * scheme of RocksDB's AutoHyperClockTable, with inserts waiting for rewrite locks instead of
+ * racing them, and lookups restarting instead of keeping a referenced entry to resume from.)
  *
  * <p><b>Eviction</b> sweeps homes, not slots: for each home it runs the clock step on each
  * entry of its chain (no lock: the step is a CAS per entry), then unlinks the entries it took,
  * each under its chain's lock, and frees them.
  */
-public final class AutoClockTable extends LinearHashChains {
+public final class AutoClockTable extends ClockProtocol {
+    /** Most entries per used home; sizing the reservation assumes the same. */
+    public static final double MAX_LOAD_FACTOR = 0.6;
     /** Smallest average entry charge the reservation is sized for (RocksDB's default). */
     public static final long DEFAULT_MIN_AVG_ENTRY_CHARGE = 450;
     /**
@@ -62,9 +70,17 @@ public final class AutoClockTable extends LinearHashChains {
     /** {@link #claimSlot} results that are not a slot offset. */
     private static final long DUPLICATE = -2;
     private static final long NO_FREE_SLOT = -3;
-    public AutoClockTable(long maxSlots, ClockShardContext context) {
-        super(NativeAllocator.reserve(maxSlots * SLOT_BYTES), maxSlots,
-                startingLength(context.capacity()), context);
+    private static final int CLOCK_POINTER = PaddedCounters.index(0);
+
+    /** The chains: homes, their words and locks, and growth. */
+    final LinearHashChains chains;
+    /** Where the next eviction sweep starts; advanced in steps by concurrent evictors. */
+    private final long[] clockPointer = PaddedCounters.allocate(1);
+
+    AutoClockTable(long maxSlots, ClockShardContext context, ClockShard shard) {
+        super(NativeAllocator.reserve(maxSlots * SLOT_BYTES), maxSlots, context, shard);
+        this.chains = new LinearHashChains(slots, maxSlots, startingLength(context.capacity()),
+                this.context, shardIndex, shard);
     }
 
     /**
@@ -93,7 +109,7 @@ public final class AutoClockTable extends LinearHashChains {
      */
     public static long maxReservedSlots(int shardBits) {
         long share = MAX_RESERVATION_BYTES / SLOT_BYTES >> shardBits;
-        return Math.min(maxSlotsPerShard(shardBits), share);
+        return Math.min(ClockShard.maxSlotsPerShard(shardBits), share);
     }
 
     /** One page of slots, or a few for tiny capacities (tests). */
@@ -101,16 +117,62 @@ public final class AutoClockTable extends LinearHashChains {
         return capacity > PAGE_BYTES ? PAGE_BYTES / SLOT_BYTES : 4;
     }
 
+    /** Used homes as a packed length ({@link #usedLength} of it is their number). */
+    public long lengthInfo() {
+        return chains.lengthInfo;
+    }
 
+    /** The number of used homes a packed length stands for. */
+    public static long usedLength(long info) {
+        return LinearHashChains.usedLength(info);
+    }
 
+    /** Homes in the published length: what lookups and eviction use. */
+    public long homes() {
+        return chains.homes();
+    }
 
+    /** Waits counted by every shard of this table's cache. */
+    public long yieldCount() {
+        return context.stats.yields.sum();
+    }
 
+    /** What {@link #scanChains} found. */
+    public static final class ChainScan {
+        public long homes;
+        public long nonEmptyHeads;
+        public long entries;
+        public long entriesAtHome;
+        public long maxChainLength;
+    }
 
+    /**
+     * Walks every chain once (opaque reads, no locks) and counts non-empty heads, entries on
+     * chains, entries stored in their own home slot and the longest chain. Racing writers make
+     * it approximate.
+     */
+    public ChainScan scanChains() {
+        return chains.scanChains();
+    }
 
+    /**
+     * Slots that may hold entries: every home created or being created (see
+     * {@link LinearHashChains#slotBound}).
+     */
+    @Override
+    public long usedSlots() {
+        return chains.slotBound();
+    }
 
+    @Override
+    public long occupancyLimit() {
+        return chains.occupancyLimit();
+    }
 
-
-
+    @Override
+    boolean growIfNeeded(long newOccupancy) {
+        return chains.growIfNeeded(newOccupancy);
+    }
 
     @Override
     void releaseTableMemory() {
@@ -146,10 +208,10 @@ public final class AutoClockTable extends LinearHashChains {
      */
     private long walk(long h0, long h1, int mode) {
         // A stale length is fine: heads carry their shift, and the walk catches up from there.
-        long homeAndShift = homeAndShift(lengthInfoOpaque(), h1);
+        long homeAndShift = homeAndShift(chains.lengthInfoOpaque(), h1);
         long home = homeAndShift >>> 8;
         int homeShift = (int) (homeAndShift & 0xFF);
-        long word = head(home);
+        long word = chains.head(home);
         boolean atHead = true;
         long hops = 0;
         for (;;) {
@@ -163,7 +225,7 @@ public final class AutoClockTable extends LinearHashChains {
                     // The chain was split after the length we read: follow our key's half.
                     homeShift++;
                     home = lowBits(h1, homeShift);
-                    word = head(home);
+                    word = chains.head(home);
                     continue;
                 } else {
                     word = restart(home);
@@ -180,13 +242,12 @@ public final class AutoClockTable extends LinearHashChains {
                 continue;
             }
             long slot = index(word) << SLOT_SHIFT;
-            long key1 = key1(slot);
-            if (key1 == h1 && key0(slot) == h0) {
-                if (mode == ERASE) {
-                    if (eraseIfKey(slot, h0, h1)) {
-                        return slot;
-                    }
-                } else {
+            long key1 = key1(slots, slot);
+            if (key1 == h1 && key0(slots, slot) == h0) {
+                if (mode == ERASE && eraseIfKey(slot, h0, h1)) {
+                    return slot;
+                }
+                if (mode != ERASE) {
                     int stamp = mode == REFERENCE ? tryReference(slot, h0, h1)
                             : stampIfKey(slot, h0, h1);
                     if (stamp != 0) {
@@ -201,31 +262,30 @@ public final class AutoClockTable extends LinearHashChains {
                 hops = 0;
                 continue;
             }
-            word = next(slot);
+            word = chains.next(slot);
             atHead = false;
         }
     }
 
     private long restart(long home) {
         context.stats.lookupRestarts.increment();
-        return head(home);
+        return chains.head(home);
     }
 
     // ---------------------------------------------------------------- insert
 
-
     @Override
-    long doInsert(long h0, long h1, long valueAddress, int valueLength, long charge,
+    long insert(long h0, long h1, long valueAddress, int valueLength, long charge,
                   long countdown, boolean keepRef) {
-        long info = lengthInfoAcquire();
+        long info = chains.lengthInfoAcquire();
         long homeAndShift = homeAndShift(info, h1);
-        long bound = slotBound();
+        long bound = chains.slotBound();
         long claimed = claimSlot(homeAndShift >>> 8, bound, h0, h1, valueAddress, valueLength,
                 charge, countdown, keepRef);
-        while (claimed == NO_FREE_SLOT && slotBound() > bound) {
+        while (claimed == NO_FREE_SLOT && chains.slotBound() > bound) {
             // Entries never move, so the oldest slots fill first: a bound read just before the
             // table grew can leave us searching a full prefix. Search the grown table.
-            bound = slotBound();
+            bound = chains.slotBound();
             claimed = claimSlot(homeAndShift >>> 8, bound, h0, h1, valueAddress, valueLength,
                     charge, countdown, keepRef);
         }
@@ -247,37 +307,38 @@ public final class AutoClockTable extends LinearHashChains {
         // Published with one reference, held until linked, so nothing can remove it meanwhile.
         long index = slot >>> SLOT_SHIFT;
         for (;;) {
-            long word = head(home);
+            long word = chains.head(home);
             int shift = shift(word);
             assert shift >= homeShift : "a head's shift never decreases";
             if (shift > homeShift) {
                 // Split since we read the length: move to our half, and help publish the length.
                 homeShift++;
                 long bit = 1L << (homeShift - 1);
-                catchUpLengthInfo(lowBits(h1, homeShift - 1) + bit);
+                chains.catchUpLengthInfo(lowBits(h1, homeShift - 1) + bit);
                 home = lowBits(h1, homeShift);
                 continue;
             }
             if (isLocked(word)) {
-                lock(home); // waits for the rewrite, counted
-                unlock(home);
+                chains.lock(home); // waits for the rewrite, counted
+                chains.unlock(home);
                 continue;
             }
-            setNext(slot, word);
-            if (compareAndExchangeHead(home, word, ChainPointer.to(index, homeShift)) == word) {
+            chains.setNext(slot, word);
+            long linked = ChainPointer.to(index, homeShift);
+            if (chains.compareAndExchangeHead(home, word, linked) == word) {
                 return;
             }
         }
     }
 
     /**
-     * Claims a free slot below {@code used} and publishes the entry in it with one reference (the caller's if
-     * {@code keepRef}, else the insert's own until the entry is linked): the home first, then a
-     * few neighbours, then jumps by a step taken from {@code h0}, so that keys crowding one home
-     * fan out.
+     * Claims a free slot below {@code used} and publishes the entry in it with one reference
+     * (the caller's if {@code keepRef}, else the insert's own until the entry is linked): the
+     * home first, then a few neighbours, then jumps by a step taken from {@code h0}, so that keys
+     * crowding one home fan out.
      *
-     * @return {@link FoundEntry} of the slot and the entry's stamp, or {@link #DUPLICATE} if the key
-     *     was met on the way, or {@link #NO_FREE_SLOT}
+     * @return {@link FoundEntry} of the slot and the entry's stamp, or {@link #DUPLICATE} if the
+     *     key was met on the way, or {@link #NO_FREE_SLOT}
      */
     private long claimSlot(long home, long used, long h0, long h1, long valueAddress,
                            int valueLength, long charge, long countdown, boolean keepRef) {
@@ -292,7 +353,8 @@ public final class AutoClockTable extends LinearHashChains {
                 return fillAndPublish(slot, h0, h1, valueAddress, valueLength, charge,
                         ClockMeta.newEntry(countdown, keepRef, !keepRef));
             }
-            if (key0(slot) == h0 && key1(slot) == h1 && ClockMeta.isVisible(metaOpaque(slot))
+            if (key0(slots, slot) == h0 && key1(slots, slot) == h1
+                    && ClockMeta.isVisible(getMetaOpaque(slot))
                     && sameKeyBoosting(slot, h0, h1, countdown)) {
                 return DUPLICATE;
             }
@@ -324,10 +386,10 @@ public final class AutoClockTable extends LinearHashChains {
         return found;
     }
 
+    /** Takes the entry off its chain (and any other entry there being removed). */
     @Override
-    void removeOwned(long slot) {
-        purge(key1(slot));
-        freeValueAndMarkEmpty(slot);
+    void unlink(long slot) {
+        purge(key1(slots, slot));
     }
 
     /**
@@ -335,14 +397,14 @@ public final class AutoClockTable extends LinearHashChains {
      * shareable), so that an entry its owner took for removal is off the chain on return.
      */
     private void purge(long h1) {
-        long homeAndShift = homeAndShift(lengthInfoAcquire(), h1);
+        long homeAndShift = homeAndShift(chains.lengthInfoAcquire(), h1);
         long home = homeAndShift >>> 8;
         int homeShift = (int) (homeAndShift & 0xFF);
         for (;;) {
-            long word = lock(home);
+            long word = chains.lock(home);
             if (shift(word) > homeShift) {
                 // Split since we read the length: the entry is on our key's half.
-                unlock(home);
+                chains.unlock(home);
                 homeShift++;
                 home = lowBits(h1, homeShift);
                 continue;
@@ -350,7 +412,7 @@ public final class AutoClockTable extends LinearHashChains {
             if (!isEnd(word)) {
                 unlinkLocked(home, word);
             }
-            unlock(home);
+            chains.unlock(home);
             return;
         }
     }
@@ -365,15 +427,15 @@ public final class AutoClockTable extends LinearHashChains {
         long word = headWord & ~LOCKED;
         for (;;) {
             long slot = isEnd(word) ? -1 : index(word) << SLOT_SHIFT;
-            if (slot >= 0 && !isShareable(metaOpaque(slot))) {
+            if (slot >= 0 && !isShareable(getMetaOpaque(slot))) {
                 pending = true;
             } else {
                 if (pending) {
                     // Point the last kept link at this entry (or the end), over the removed run.
                     if (keptBefore < 0) {
-                        setHead(home, word | LOCKED);
+                        chains.setHead(home, word | LOCKED);
                     } else {
-                        setNext(keptBefore, word);
+                        chains.setNext(keptBefore, word);
                     }
                     pending = false;
                 }
@@ -382,19 +444,19 @@ public final class AutoClockTable extends LinearHashChains {
             if (slot < 0) {
                 return;
             }
-            word = next(slot);
+            word = chains.next(slot);
         }
     }
 
     @Override
     void evict(long requested, EvictionData data) {
-        long info = lengthInfoAcquire();
-        long used = usedLength(info);
+        long info = chains.lengthInfoAcquire();
+        long used = LinearHashChains.usedLength(info);
         // Sweep homes below 2^minShift and their split halves together, so the clock's order
         // stays put as the table grows.
         long major = 1L << (info & 0xFF);
         long mask = major - 1;
-        long pointer = advanceClock(CLOCK_STEP);
+        long pointer = PaddedCounters.getAndAdd(clockPointer, CLOCK_POINTER, CLOCK_STEP);
         long maxPointer = pointer + (MAX_COUNTDOWN + 1) * major;
         for (;;) {
             for (long base = pointer & mask; base < used; base += major) {
@@ -407,11 +469,10 @@ public final class AutoClockTable extends LinearHashChains {
                     || data.rejected) {
                 return;
             }
-            if (isEvictionEffortExceeded(data)) {
-                evictionEffortExceeded(requested, data);
+            if (data.giveUpOnEffort()) {
                 return;
             }
-            pointer = advanceClock(CLOCK_STEP);
+            pointer = PaddedCounters.getAndAdd(clockPointer, CLOCK_POINTER, CLOCK_STEP);
         }
     }
 
@@ -424,22 +485,21 @@ public final class AutoClockTable extends LinearHashChains {
      * from whatever chain they are on by {@link #finishEvictions}.
      */
     private void clockUpdateChain(long home, EvictionData data) {
-        long word = head(home);
+        long word = chains.head(home);
         for (long hops = 0; !isEnd(word) && hops <= slotCount; hops++) {
             long slot = index(word) << SLOT_SHIFT;
             if (clockUpdate(slot, data)) {
                 data.addOwned(slot);
             }
             // Safe to follow even for an entry we now own: its link is intact until unlinked.
-            word = next(slot);
+            word = chains.next(slot);
         }
     }
 
     /** Unlinks (under its chain's lock) and frees each entry the sweep took. */
     private void finishEvictions(EvictionData data) {
         for (int i = 0; i < data.ownedCount; i++) {
-            removeOwned(data.owned[i]);
-            context.stats.evictions.increment();
+            evictOwned(data.owned[i]);
         }
         data.ownedCount = 0;
     }

@@ -26,10 +26,10 @@ package dev.clockwork.offheap.clock;
  *
  * The all-zero word marks a head that is not yet part of the table.
  */
-public final class ChainPointer {
+final class ChainPointer {
     static final long SHIFT_MASK = 0x3F;
     static final long END = 1L << 6;
-    public static final long LOCKED = 1L << 7;
+    static final long LOCKED = 1L << 7;
     static final int INDEX_SHIFT = 8;
     static final long UNUSED = 0;
 

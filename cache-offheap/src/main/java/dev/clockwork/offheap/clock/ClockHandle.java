@@ -1,4 +1,5 @@
 package dev.clockwork.offheap.clock;
+
 import dev.clockwork.offheap.entry.EntryStamp;
 
 /**
@@ -45,5 +46,20 @@ public final class ClockHandle {
 
     static long standaloneIndex(long handle) {
         return EntryStamp.location(handle);
+    }
+
+    // Misuse of a handle; built out of line, to keep the hot methods small enough to inline.
+
+    static IllegalStateException notPinned() {
+        return new IllegalStateException("handle is not pinned (released already, or stale)");
+    }
+
+    static IllegalStateException stale() {
+        return new IllegalStateException("handle is stale: its entry was freed");
+    }
+
+    static IllegalStateException tooManyRefs() {
+        return new IllegalStateException("entry already holds " + ClockMeta.MAX_REFS
+                + " references");
     }
 }

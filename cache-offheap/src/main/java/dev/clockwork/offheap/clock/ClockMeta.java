@@ -1,5 +1,6 @@
 package dev.clockwork.offheap.clock;
 
+import dev.clockwork.cache.Priority;
 import dev.clockwork.offheap.entry.EntryStamp;
 
 /**
@@ -21,7 +22,7 @@ import dev.clockwork.offheap.entry.EntryStamp;
  * same (small counters make that common), fails unless the tags agree too: a slot's tags follow
  * one another mod 512 ({@link EntryStamp}), so only an entry a multiple of 512 entries later
  * (bar the one step at the slot's seed) has the freed one's tag. Only a caller's misuse lets an
- * entry be freed under such a CAS (see ClockProtocol#giveBack).
+ * entry be freed under such a CAS (see {@link ClockProtocol#release}).
  *
  * <h2>States</h2>
  * Empty (O=0), Under construction (O), Visible (V S O) and Invisible (S O); what each means and
@@ -30,9 +31,10 @@ import dev.clockwork.offheap.entry.EntryStamp;
  * <h2>Counters</h2>
  * References held = acquire − release (mod 2^26). When that is zero, the common value of both
  * counters is the entry's <em>countdown clock</em> (read as min(value, 3)): the number of eviction
- * sweeps it survives. A new entry starts with its priority's countdown (3/2/1); a hit that is
- * released with {@code useful = true} advances release, leaving the clock higher after a sweep
- * resets the counters; a sweep decrements it.
+ * sweeps it survives. A new entry starts with its priority's countdown (3/2/1); a hit's release
+ * advances the release counter, leaving the clock higher after a sweep resets the counters (a
+ * reference given back unused, {@code ClockProtocol.undo}, takes the acquire back instead); a
+ * sweep decrements it.
  *
  * <p>The counters stay apart by less than half their range: references are refused past
  * {@link #MAX_REFS} (a lookup or {@code ref} that would pass it throws), and the release counter
@@ -40,13 +42,13 @@ import dev.clockwork.offheap.entry.EntryStamp;
  * counter, at most release + {@code MAX_REFS} + one stray increment per racing thread, never
  * wraps past the release counter, and {@link #refCount} is exact.
  */
-public final class ClockMeta {
-    public static final int COUNTER_BITS = 26;
+final class ClockMeta {
+    static final int COUNTER_BITS = 26;
     static final long COUNTER_MASK = (1L << COUNTER_BITS) - 1;
     static final int ACQUIRE_SHIFT = 0;
     static final int RELEASE_SHIFT = COUNTER_BITS;
     static final long ACQUIRE_ONE = 1L << ACQUIRE_SHIFT;
-    public static final long RELEASE_ONE = 1L << RELEASE_SHIFT;
+    static final long RELEASE_ONE = 1L << RELEASE_SHIFT;
 
     static final int TAG_SHIFT = 2 * COUNTER_BITS;
     static final long TAG_MASK = ((1L << 9) - 1) << TAG_SHIFT;
@@ -75,7 +77,7 @@ public final class ClockMeta {
     static final long COUNTER_TOP_BITS =
             (1L << (ACQUIRE_SHIFT + COUNTER_BITS - 1)) | (1L << (RELEASE_SHIFT + COUNTER_BITS - 1));
     /** Release-counter value past which near-overflow correction clears the counters' top bits. */
-    public static final long OVERFLOW_THRESHOLD = (1L << (COUNTER_BITS - 1)) + MAX_COUNTDOWN;
+    static final long OVERFLOW_THRESHOLD = (1L << (COUNTER_BITS - 1)) + MAX_COUNTDOWN;
 
     private ClockMeta() {
     }
@@ -84,15 +86,15 @@ public final class ClockMeta {
         return (meta >>> ACQUIRE_SHIFT) & COUNTER_MASK;
     }
 
-    public static long releaseCount(long meta) {
+    static long releaseCount(long meta) {
         return (meta >>> RELEASE_SHIFT) & COUNTER_MASK;
     }
 
-    public static long refCount(long meta) {
+    static long refCount(long meta) {
         return (acquireCount(meta) - releaseCount(meta)) & COUNTER_MASK;
     }
 
-    public static boolean isEmpty(long meta) {
+    static boolean isEmpty(long meta) {
         return (meta & OCCUPIED) == 0;
     }
 
@@ -105,7 +107,7 @@ public final class ClockMeta {
         return (meta & STATE_MASK) == UNDER_CONSTRUCTION;
     }
 
-    public static boolean isVisible(long meta) {
+    static boolean isVisible(long meta) {
         return (meta & VISIBLE) != 0;
     }
 
@@ -132,7 +134,7 @@ public final class ClockMeta {
     }
 
     /** The same word with both counters set to {@code count} (a clock update): state, tag kept. */
-    public static long withCounters(long meta, long count) {
+    static long withCounters(long meta, long count) {
         return (meta & (STATE_MASK | TAG_MASK)) | (count << RELEASE_SHIFT)
                 | (count << ACQUIRE_SHIFT);
     }
@@ -143,7 +145,7 @@ public final class ClockMeta {
     }
 
     /** Initial countdown of a new entry: how many sweeps it survives without a hit. */
-    public static long initialCountdown(dev.clockwork.cache.Priority priority) {
+    static long initialCountdown(Priority priority) {
         return switch (priority) {
             case HIGH -> 3;
             case LOW -> 2;

@@ -1,29 +1,37 @@
 package dev.clockwork.offheap.clock;
 
-import static dev.clockwork.offheap.clock.ClockMeta.MAX_REFS;
 import static dev.clockwork.offheap.clock.ClockMeta.isShareable;
 import static dev.clockwork.offheap.clock.ClockMeta.refCount;
 import static dev.clockwork.offheap.clock.SlotLayout.SLOT_BYTES;
 
+import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.admission.Admission;
-import dev.clockwork.offheap.CacheOptions;
-import dev.clockwork.offheap.ShardedCache;
 import dev.clockwork.offheap.admission.TinyLfu;
-import dev.clockwork.offheap.shard.CallbackGuard;
+import dev.clockwork.offheap.context.CacheContext;
+import dev.clockwork.offheap.context.CallbackGuard;
 import dev.clockwork.offheap.shard.InsertOutcome;
 import dev.clockwork.offheap.shard.Shard;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.util.concurrent.atomic.AtomicLong;
+import dev.clockwork.offheap.shard.ShardSizing;
+import java.util.function.Function;
 
 /**
- * One shard of a HyperClock cache: its capacity accounting (usage, occupancy, the strict limit,
- * how much an insert must evict) and what it asks of its index. The concrete class is the index:
- * {@link FixedClockTable} or {@link AutoClockTable} decides where a key's slot is, how an insert
- * claims one and in what order the sweep goes; every change of a slot's entry is
- * {@link ClockProtocol}'s.
+ * One shard of a HyperClock cache (RocksDB's {@code ClockCacheShard}): its table and the charge,
+ * which it alone owns. Usage, occupancy and the standalone entries' usage are written only here,
+ * through the named methods below: an insert charges (evicting first as needed, within the
+ * strict limit and the usage limit), and every entry that goes gives its charge back, through
+ * {@link #entryFreed} (freed by its table outside a sweep), the insert's own accounting of its
+ * eviction run (a sweep's victims, in one step per run) or {@link #standaloneFreed}.
+ *
+ * <p>The table ({@link FixedClockTable} or {@link AutoClockTable}, both {@link ClockProtocol})
+ * decides where a key's slot is, how an insert claims one and in what order the sweep goes; every
+ * change of a slot's entry is {@link ClockProtocol}'s. The cache calls the table directly for
+ * lookups, releases and erases, and this shard for inserts and accounting; the table calls back
+ * only {@link #entryFreed} and {@link #chargeSlots}, which touch nothing but the counters.
+ *
+ * <p>Usage is the sum of the charges of the table's entries and of the shard's standalone
+ * entries, plus the charged slots, plus the charges of inserts in flight.
  */
-public abstract class ClockShard extends ClockProtocol implements Shard {
+public final class ClockShard implements Shard {
     // Results of insert that are not a FoundEntry; none equals FoundEntry.NONE.
     /** Not stored, nothing charged: free the value ("as if inserted and evicted at once"). */
     public static final long INSERT_DROPPED = InsertOutcome.DROPPED;
@@ -34,48 +42,67 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
     /** The admission policy kept a victim against it; nothing charged: free the value. */
     public static final long INSERT_REJECTED = InsertOutcome.REJECTED;
 
-    /**
-     * Most slots a table may have when there are {@code 2^shardBits} shards: a handle names a
-     * slot and its shard in {@link CacheOptions#MAX_LOCATION_BITS} bits.
-     */
-    public static long maxSlotsPerShard(int shardBits) {
-        return CacheOptions.maxLocationsPerShard(shardBits);
-    }
-
     private static final ThreadLocal<EvictionData> EVICTION_DATA =
             ThreadLocal.withInitial(EvictionData::new);
+    private static final int USAGE = PaddedCounters.index(0);
+    private static final int OCCUPANCY = PaddedCounters.index(1);
+    private static final int STANDALONE_USAGE = PaddedCounters.index(2);
 
-    /** Slots the table's memory can hold; handles are bounds-checked against it. */
-    public final long slotCount;
-    public final long rawAddress;
+    /** The shard's table: the cache's lookups, releases and erases go to it directly. */
+    public final ClockProtocol table;
+    /**
+     * Usage: bytes charged to the shard (entries, standalone entries and, if charged, the
+     * table's slots). Occupancy: slots in use or reserved by an insert in flight. Standalone
+     * usage: the standalone entries' part of usage.
+     */
+    private final long[] counters = PaddedCounters.allocate(3);
+    private final int shardIndex;
+    private final CacheContext context;
     private final long metadataChargePerSlot;
-
     private volatile long capacity;
     /**
-     * Most the shard's usage may reach: its share of {@link CacheOptions#MAX_USAGE}. An insert
-     * that would pass it is refused (see {@link #insert}); capacity never exceeds it.
+     * Most the shard's usage may reach: its share of the cache's usage limit. An insert that
+     * would pass it is refused (see {@link #insert}); capacity never exceeds it.
      */
     private final long usageLimit;
     private volatile boolean strict;
     private final int evictionEffortCap;
-    /** Charge of this shard's standalone entries (part of {@link #usage()}); kept by the cache. */
-    public final AtomicLong standaloneUsage = new AtomicLong();
     /** Asked before each victim an insert's eviction takes; null: take them unasked. */
     private final Admission admission;
-    /** Whether {@link #admission} is the built-in TinyLFU, which never calls back (see EvictionData). */
+    /** Whether {@link #admission} is the built-in TinyLFU, which never calls back. */
     private final boolean trustedPolicy;
 
     /**
-     * @param rawAddress zeroed memory for {@code slotCount} slots, 64-byte aligned, owned by the
-     *     table from now on (see {@link #releaseTableMemory})
-     * @param capacity at most {@code usageLimit}
-     * @param usageLimit the shard's share of {@link CacheOptions#MAX_USAGE}
+     * Most slots a table may have when there are {@code 2^shardBits} shards: what a handle can
+     * name beside its shard ({@link ShardSizing#maxLocationsPerShard}).
      */
-    ClockShard(long rawAddress, long slotCount, ClockShardContext context) {
-        super(MemorySegment.ofAddress(rawAddress).reinterpret(slotCount * SLOT_BYTES,
-                context.context().arena(), null), context);
-        this.rawAddress = rawAddress;
-        this.slotCount = slotCount;
+    public static long maxSlotsPerShard(int shardBits) {
+        return ShardSizing.maxLocationsPerShard(shardBits);
+    }
+
+    /** Initial countdown of a new entry of this priority: how many sweeps it survives unused. */
+    public static long initialCountdown(Priority priority) {
+        return ClockMeta.initialCountdown(priority);
+    }
+
+    /** A shard over a Fixed table of {@code 2^lengthBits} slots ({@link FixedClockTable}). */
+    public static ClockShard fixed(int lengthBits, ClockShardContext context) {
+        return new ClockShard(context, shard -> new FixedClockTable(lengthBits, context, shard));
+    }
+
+    /** A shard over an Auto table reserving {@code maxSlots} slots ({@link AutoClockTable}). */
+    public static ClockShard auto(long maxSlots, ClockShardContext context) {
+        return new ClockShard(context, shard -> new AutoClockTable(maxSlots, context, shard));
+    }
+
+    /**
+     * The table is made last, given this shard, whose counters are ready by then: the table
+     * keeps it to give back the charge of what it frees, and calls nothing of it while it is
+     * being made. Its first slots are charged once it is made.
+     */
+    private ClockShard(ClockShardContext context, Function<ClockShard, ClockProtocol> table) {
+        this.shardIndex = context.shardIndex();
+        this.context = context.context();
         this.capacity = context.capacity();
         this.usageLimit = context.usageLimit();
         this.strict = context.strict();
@@ -83,53 +110,71 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
         this.metadataChargePerSlot = context.chargeMetadata() ? SLOT_BYTES : 0;
         this.admission = context.admission();
         this.trustedPolicy = admission instanceof TinyLfu;
+        this.table = table.apply(this);
+        chargeSlots(this.table.usedSlots());
+    }
+
+    // ---------------------------------------------------------------- the counters
+
+    /** Volatile, relaxed in spirit: see {@link PaddedCounters}. */
+    private long addUsage(long delta) {
+        return PaddedCounters.getAndAdd(counters, USAGE, delta);
+    }
+
+    private long addOccupancy(long delta) {
+        return PaddedCounters.getAndAdd(counters, OCCUPANCY, delta);
     }
 
     /** Adds the metadata charge of {@code count} slots put to use (nothing if not charged). */
-    final void chargeSlots(long count) {
+    void chargeSlots(long count) {
         if (metadataChargePerSlot != 0) {
             addUsage(count * metadataChargePerSlot);
         }
     }
 
-    @Override
-    final void freeOwned(long slot) {
-        long charge = charge(slot);
-        removeOwned(slot);
-        reclaim(charge);
-    }
-
-    final void reclaim(long charge) {
-        addOccupancy(-1);
-        addUsage(-charge);
-    }
-
-
-    final boolean isEvictionEffortExceeded(EvictionData data) {
-        if (strict) {
-            // Strict limits must find room if it exists, so they ignore the cap. The product
-            // below stays in range for any cap: it is only reached without a strict limit, and a
-            // sweep frees far fewer than Long.MAX_VALUE / cap entries.
-            return false;
-        }
-        return (data.freedCount + 1) * evictionEffortCap <= data.seenPinned;
-    }
-
-    /** Counts, and records as a JFR event, an eviction run that gave up on the effort cap. */
-    final void evictionEffortExceeded(long requested, EvictionData data) {
-        context.stats.evictionEffortExceeded.increment();
-        context.events.evictionEffortExceeded(shardIndex, requested, data.freedCharge,
-                data.freedCount, data.seenPinned, evictionEffortCap);
+    /** An entry of the table was freed outside a sweep: its slot and charge come back. */
+    void entryFreed(long charge) {
+        long occupancy = addOccupancy(-1);
+        long usage = addUsage(-charge);
+        assert occupancy > 0 && usage >= charge : "the freed entry was counted";
     }
 
     /**
-     * Runs {@link #evict} and adds what it freed to the evicted charge. Once per run, not per
-     * entry as the tables count evictions: one more atomic add per evicting insert.
+     * A standalone entry was made for a charge an insert already added to usage
+     * ({@link #INSERT_STANDALONE}): it counts as standalone from now on.
+     */
+    void standaloneAdded(long charge) {
+        PaddedCounters.getAndAdd(counters, STANDALONE_USAGE, charge);
+    }
+
+    /** A standalone entry was freed: its charge leaves usage and standalone usage. */
+    void standaloneFreed(long charge) {
+        long standalone = PaddedCounters.getAndAdd(counters, STANDALONE_USAGE, -charge);
+        long usage = addUsage(-charge);
+        assert standalone >= charge && usage >= charge : "the freed entry was counted";
+    }
+
+    /**
+     * No standalone entry could be made for an insert's {@link #INSERT_STANDALONE}: the charge
+     * it added to usage is taken back (the caller frees the value).
+     */
+    void standaloneRefused(long charge) {
+        addUsage(-charge);
+    }
+
+    /**
+     * Runs the table's eviction and adds what it freed to the evicted charge, once per run (the
+     * table counts evictions per entry); counts and records a run that gave up on the effort cap.
      */
     private void evictCounted(long requested, EvictionData data) {
-        evict(requested, data);
+        table.evict(requested, data);
         if (data.freedCharge != 0) {
             context.stats.evictedCharge.add(data.freedCharge);
+        }
+        if (data.effortExceeded) {
+            context.stats.evictionEffortExceeded.increment();
+            context.events.evictionEffortExceeded(shardIndex, requested, data.freedCharge,
+                    data.freedCount, data.seenPinned, evictionEffortCap);
         }
     }
 
@@ -148,7 +193,7 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
      *     insert is asking it); and whatever the admission policy threw, with nothing stored or
      *     charged: in both cases the caller still owns the value
      */
-    public final long insert(long h0, long h1, long valueAddress, int valueLength, long charge,
+    public long insert(long h0, long h1, long valueAddress, int valueLength, long charge,
                       long countdown, boolean keepRef) {
         if (charge > usageLimit) {
             return INSERT_REFUSED;
@@ -159,8 +204,9 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
         }
         data.busy = true;
         try {
+            // Strict limits must find room if it exists, so they ignore the effort cap (0).
             long result = insert(h0, h1, valueAddress, valueLength, charge, countdown, keepRef,
-                    data.reset(admission, trustedPolicy, h0));
+                    data.reset(admission, trustedPolicy, h0, strict ? 0 : evictionEffortCap));
             if (data.policyFailure != null) {
                 // Nothing of ours is charged or stored (a refusal): now the policy's exception.
                 throw CallbackGuard.rethrow(data.policyFailure);
@@ -180,7 +226,7 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
     private long insert(long h0, long h1, long valueAddress, int valueLength, long charge,
                         long countdown, boolean keepRef, EvictionData data) {
         long oldOccupancy = addOccupancy(1);
-        boolean needEvictForOccupancy = !growIfNeeded(oldOccupancy + 1);
+        boolean needEvictForOccupancy = !table.growIfNeeded(oldOccupancy + 1);
         if (strict) {
             if (!chargeUsageStrict(charge, needEvictForOccupancy, data)) {
                 addOccupancy(-1);
@@ -202,7 +248,7 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
                 return addUsageWithinLimit(charge) ? INSERT_STANDALONE : INSERT_REFUSED;
             }
         }
-        long slot = doInsert(h0, h1, valueAddress, valueLength, charge, countdown, keepRef);
+        long slot = table.insert(h0, h1, valueAddress, valueLength, charge, countdown, keepRef);
         if (slot != FoundEntry.NONE) {
             return slot;
         }
@@ -225,7 +271,8 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
         do {
             oldUsage = usage();
             newUsage = Math.min(cap, oldUsage + charge);
-        } while (newUsage != oldUsage && !casUsage(oldUsage, newUsage));
+        } while (newUsage != oldUsage
+                && !PaddedCounters.weakCompareAndSetPlain(counters, USAGE, oldUsage, newUsage));
         long needEvict = oldUsage + charge - newUsage;
         long request = needEvict == 0 && needEvictForOccupancy ? 1 : needEvict;
         if (request == 0) {
@@ -255,7 +302,7 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
      * Adds {@code delta} to usage unless that takes it past {@link #usageLimit}; then adds
      * nothing and returns false. Judged by the counter's new value, so that racing inserts cannot
      * pass the limit together (the counter holds their charges for an instant: see
-     * {@link CacheOptions#MAX_USAGE} for why that cannot overflow).
+     * {@code CacheOptions.MAX_USAGE} for why that cannot overflow).
      */
     private boolean addUsageWithinLimit(long delta) {
         long before = addUsage(delta);
@@ -305,110 +352,92 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
         }
         return CHARGED;
     }
-
     /** Entries in the table (and inserts in flight that have claimed their place). */
     @Override
-    public final long entryCount() {
+    public long entryCount() {
         return occupancy();
     }
 
-    /** Bytes charged by the shard's standalone entries (part of {@link #usage()}). */
-    public final long standaloneUsage() {
-        return standaloneUsage.get();
+    /** Bytes charged to the shard; opaque, as the counters carry no ordering duties. */
+    @Override
+    public long usage() {
+        return PaddedCounters.getOpaque(counters, USAGE);
     }
 
-    public final long capacity() {
+    /** Slots in use or reserved by an insert in flight. */
+    public long occupancy() {
+        return PaddedCounters.getOpaque(counters, OCCUPANCY);
+    }
+
+    /** Bytes charged by the shard's standalone entries (part of {@link #usage()}). */
+    public long standaloneUsage() {
+        return PaddedCounters.getOpaque(counters, STANDALONE_USAGE);
+    }
+
+    @Override
+    public long capacity() {
         return capacity;
     }
 
-    /** @param capacity at most {@link #usageLimit} ({@link ShardedCache#perShardCapacity}) */
-    public final void setCapacity(long capacity) {
+    /** @param capacity at most the shard's usage limit */
+    @Override
+    public void setCapacity(long capacity) {
         this.capacity = capacity;
     }
 
-    public final void setStrict(boolean strict) {
+    @Override
+    public void setStrict(boolean strict) {
         this.strict = strict;
     }
 
-    public final boolean strict() {
+    @Override
+    public boolean strict() {
         return strict;
     }
 
     /** Usage charged for the table's slots in use: all of them, or 0 if not charged. */
-    public final long metadataCharge() {
-        return metadataChargePerSlot * usedSlots();
+    public long metadataCharge() {
+        return metadataChargePerSlot * table.usedSlots();
+    }
+
+    /** Most entries the table accepts at its current size. */
+    public long occupancyLimit() {
+        return table.occupancyLimit();
+    }
+
+    /** Slots that may hold entries (see {@link ClockProtocol#usedSlots}). */
+    public long usedSlots() {
+        return table.usedSlots();
     }
 
     // ---------------------------------------------------------------- scans
 
     /** Bytes charged by referenced entries: the table's and the standalone ones (always held). */
     @Override
-    public final long pinnedUsage() {
-        return tablePinnedUsage() + standaloneUsage.get();
+    public long pinnedUsage() {
+        return tablePinnedUsage() + standaloneUsage();
     }
 
     /** Bytes charged by the table's referenced entries, with their slots if charged. A scan. */
-    public final long tablePinnedUsage() {
+    public long tablePinnedUsage() {
         long sum = 0;
-        long end = usedSlots() * SLOT_BYTES;
+        long end = table.usedSlots() * SLOT_BYTES;
         for (long slot = 0; slot < end; slot += SLOT_BYTES) {
-            long meta = metaOpaque(slot);
+            long meta = table.getMetaOpaque(slot);
             if (isShareable(meta) && refCount(meta) != 0) {
-                sum += charge(slot) + metadataChargePerSlot;
+                sum += SlotLayout.charge(table.slots, slot) + metadataChargePerSlot;
             }
         }
         return sum;
     }
 
-    /** What {@link #scanOccupancy} found in one table; windows and runs do not wrap around. */
-    public static final class OccupancyScan {
-        public long occupied;
-        public long minWindowOccupied;
-        public long maxWindowOccupied;
-        public long maxOccupiedRun;
-        public long maxEmptyRun;
-    }
-
     /**
-     * Reads every slot's meta word once (opaque) in index order and counts occupied (non-empty)
-     * slots, the least and most occupied of all {@code window} consecutive slots, and the longest
-     * runs of occupied and of empty slots. Racing writers make the result approximate.
+     * Reads every slot's meta word once (opaque) in index order: see {@link OccupancyScan}.
      *
      * @param window at least 1 and at most {@link #usedSlots}
      */
-    public final OccupancyScan scanOccupancy(int window) {
-        OccupancyScan scan = new OccupancyScan();
-        boolean[] recent = new boolean[window]; // the last window readings, as a ring
-        long inWindow = 0;
-        long minWindow = window;
-        long maxWindow = 0;
-        long run = 0; // > 0: occupied run length; < 0: empty run length
-        long index = 0;
-        long end = usedSlots() * SLOT_BYTES;
-        for (long slot = 0; slot < end; slot += SLOT_BYTES, index++) {
-            boolean occupied = !ClockMeta.isEmpty(metaOpaque(slot));
-            int ring = (int) (index % window);
-            if (index >= window && recent[ring]) {
-                inWindow--;
-            }
-            recent[ring] = occupied;
-            if (occupied) {
-                inWindow++;
-                scan.occupied++;
-                run = run > 0 ? run + 1 : 1;
-                scan.maxOccupiedRun = Math.max(scan.maxOccupiedRun, run);
-            } else {
-                run = run < 0 ? run - 1 : -1;
-                scan.maxEmptyRun = Math.max(scan.maxEmptyRun, -run);
-            }
-            if (index + 1 >= window) {
-                minWindow = Math.min(minWindow, inWindow);
-                maxWindow = Math.max(maxWindow, inWindow);
-            }
-        }
-        scan.minWindowOccupied = minWindow;
-        scan.maxWindowOccupied = maxWindow;
-        return scan;
+    public OccupancyScan scanOccupancy(int window) {
+        return OccupancyScan.of(table, window);
     }
 
     /**
@@ -416,54 +445,8 @@ public abstract class ClockShard extends ClockProtocol implements Shard {
      * can be touching the table through it any more. The values left in it need no free of their
      * own: close frees the value slabs' chunks after the shards.
      */
-    public final void freeAll() {
-        releaseTableMemory();
+    @Override
+    public void freeAll() {
+        table.releaseTableMemory();
     }
-
-    // ---------------------------------------------------------------- the index (per table type)
-
-    /** Slots that may hold entries: those scans and close must visit (a prefix of the table). */
-    public abstract long usedSlots();
-
-    /** Gives the table's memory back; called once, by {@link #freeAll}. */
-    abstract void releaseTableMemory();
-
-    /** Most entries the table accepts at its current size. */
-    public abstract long occupancyLimit();
-
-    /** Returns whether the table can hold {@code newOccupancy} entries (growing if it can). */
-    abstract boolean growIfNeeded(long newOccupancy);
-
-    /** Claims a slot and publishes the entry; returns its offset, or a negative value if not. */
-    abstract long doInsert(long h0, long h1, long valueAddress, int valueLength, long charge,
-                           long countdown, boolean keepRef);
-
-    /**
-     * Finds a visible entry and takes a reference, which the caller keeps; returns
-     * {@link FoundEntry} of its slot and stamp, or {@link FoundEntry#NONE}.
-     *
-     * @throws IllegalStateException if the entry already holds the most references it may,
-     *     {@link ClockMeta#MAX_REFS} (the reference is given back first)
-     */
-    public abstract long lookup(long h0, long h1);
-
-    /**
-     * Finds a visible entry of the key without taking a reference: {@link FoundEntry} of its slot
-     * and stamp, or {@link FoundEntry#NONE}. Reads only, apart from the clock's "was used" mark
-     * (see {@link #stampIfKey}); the caller validates what it reads of the entry against the
-     * stamp afterwards.
-     */
-    public abstract long findUnreferenced(long h0, long h1);
-
-    /** Erases a key; returns whether a visible entry was found. */
-    public abstract boolean erase(long h0, long h1);
-
-    /** Evicts unreferenced entries until {@code requested} charge is freed or effort runs out. */
-    abstract void evict(long requested, EvictionData data);
-
-    /**
-     * Unlinks an owned (under construction) entry from the index, frees its value and marks the
-     * slot empty. Usage and occupancy are the caller's to update.
-     */
-    abstract void removeOwned(long slot);
 }

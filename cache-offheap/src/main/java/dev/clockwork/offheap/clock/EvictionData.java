@@ -1,13 +1,16 @@
 package dev.clockwork.offheap.clock;
 
 import dev.clockwork.cache.admission.Admission;
-import dev.clockwork.offheap.shard.CallbackGuard;
+import dev.clockwork.offheap.context.CallbackGuard;
+import java.util.Arrays;
 
 /**
  * What one eviction run has done so far: the charge and entries it freed, the pinned entries it
  * passed (for the effort cap), the slots it took whose freeing is deferred (Auto: until their
- * chain is unlocked), and whether the admission policy kept a victim against the candidate. Thread-confined and reused ({@link ClockShard} keeps one per thread), so
- * eviction allocates nothing once a thread's array has grown to its largest run.
+ * chain is unlocked), and whether the admission policy kept a victim against the candidate.
+ * Thread-confined and reused ({@link ClockShard} keeps one per thread), so eviction allocates
+ * nothing once a thread's array has grown to its largest run. The table's sweep fills it in; the
+ * shard accounts for it when the run is over.
  */
 final class EvictionData {
     /** The policy asked before each victim is taken, or null to take victims unasked. */
@@ -35,6 +38,10 @@ final class EvictionData {
     long freedCharge;
     long freedCount;
     long seenPinned;
+    /** Pinned entries a run may pass per entry it frees; 0: no cap (a strict limit). */
+    int effortCap;
+    /** Set by the sweep when it gave up on the effort cap. */
+    boolean effortExceeded;
     /** Slots taken for eviction whose freeing is deferred (Auto: until a chain is unlocked). */
     long[] owned = new long[16];
     int ownedCount;
@@ -48,17 +55,35 @@ final class EvictionData {
         freedCharge = 0;
         freedCount = 0;
         seenPinned = 0;
+        effortCap = 0;
+        effortExceeded = false;
         ownedCount = 0;
         return this;
     }
 
-    /** Ready for a new run that asks {@code policy} (if not null) before taking each victim. */
-    EvictionData reset(Admission policy, boolean trusted, long candidateHash) {
+    /**
+     * Ready for a new run that asks {@code policy} (if not null) before taking each victim and
+     * gives up past {@code cap} pinned entries per entry freed (0: never).
+     */
+    EvictionData reset(Admission policy, boolean trusted, long candidateHash, int cap) {
         reset();
         admission = policy;
         trustedPolicy = trusted;
         candidate = candidateHash;
+        effortCap = cap;
         return this;
+    }
+
+    /**
+     * Whether the run has passed too many pinned entries for what it freed, and records it if
+     * so. The product stays in range for any cap: a sweep frees far fewer than
+     * {@code Long.MAX_VALUE / cap} entries.
+     */
+    boolean giveUpOnEffort() {
+        if (effortCap != 0 && (freedCount + 1) * effortCap <= seenPinned) {
+            effortExceeded = true;
+        }
+        return effortExceeded;
     }
 
     /**
@@ -85,7 +110,7 @@ final class EvictionData {
 
     void addOwned(long slot) {
         if (ownedCount == owned.length) {
-            owned = java.util.Arrays.copyOf(owned, ownedCount * 2); // grows once, then reused
+            owned = Arrays.copyOf(owned, ownedCount * 2); // grows once, then reused
         }
         owned[ownedCount++] = slot;
     }

@@ -2,10 +2,13 @@ package dev.clockwork.offheap.clock;
 
 import static dev.clockwork.offheap.clock.ClockMeta.MAX_COUNTDOWN;
 import static dev.clockwork.offheap.clock.ClockMeta.isVisible;
+import static dev.clockwork.offheap.clock.SlotLayout.INT;
 import static dev.clockwork.offheap.clock.SlotLayout.SLOT_SHIFT;
+import static dev.clockwork.offheap.clock.SlotLayout.key0;
+import static dev.clockwork.offheap.clock.SlotLayout.key1;
 
-import java.lang.foreign.MemorySegment;
 import dev.clockwork.offheap.memory.NativeAllocator;
+import java.lang.foreign.MemorySegment;
 
 /**
  * The fixed-size index: open addressing with double hashing over a power-of-two slot array sized
@@ -19,8 +22,11 @@ import dev.clockwork.offheap.memory.NativeAllocator;
  *
  * <p>Occupancy is capped at {@link #STRICT_LOAD_FACTOR} of the slots; the target is
  * {@link #LOAD_FACTOR}, which sizing uses.
+ *
+ * <p>Index work only: the displacement counts are this class's, every change of an entry is
+ * {@link ClockProtocol}'s, which calls {@link #unlink} to roll back a freed entry's path.
  */
-public final class FixedClockTable extends ClockShard {
+public final class FixedClockTable extends ClockProtocol {
     /** Sizing target: expected entries per slot. */
     public static final double LOAD_FACTOR = 0.7;
     /** Hard cap on occupied slots per slot; beyond it an insert must evict or go standalone. */
@@ -28,13 +34,16 @@ public final class FixedClockTable extends ClockShard {
     /** Slots an eviction thread claims from the shared clock pointer at a time. */
     private static final int CLOCK_STEP = 4;
 
+    private static final int CLOCK_POINTER = PaddedCounters.index(0);
+
     private final int lengthBits;
     private final long lengthMask;
     private final long occupancyLimit;
+    /** Where the next eviction sweep starts; advanced in steps by concurrent evictors. */
+    private final long[] clockPointer = PaddedCounters.allocate(1);
 
-    public FixedClockTable(int lengthBits, ClockShardContext context) {
-        super(allocateZeroed(1L << lengthBits), 1L << lengthBits, context);
-        chargeSlots(slotCount);
+    FixedClockTable(int lengthBits, ClockShardContext context, ClockShard shard) {
+        super(allocateZeroed(1L << lengthBits), 1L << lengthBits, context, shard);
         this.lengthBits = lengthBits;
         this.lengthMask = (1L << lengthBits) - 1;
         this.occupancyLimit = occupancyLimit(lengthBits);
@@ -116,7 +125,7 @@ public final class FixedClockTable extends ClockShard {
     }
 
     private void addDisplacements(long slot, int delta) {
-        // Volatile, though release would do: one lock xadd instead of a CAS loop (ClockSlots).
+        // Volatile, though release would do: one lock xadd instead of a CAS loop (PaddedCounters).
         int unused = (int) INT.getAndAdd(slots, SlotLayout.displacementsOffset(slot), delta);
     }
 
@@ -158,7 +167,7 @@ public final class FixedClockTable extends ClockShard {
             // churned), and an atomic add per probe would serialize their cache misses. A plain
             // read of the key rejects strangers; the reference taken on a match is what makes the
             // answer safe, as the key is checked again while it is held.
-            if (key0(slot) == h0 && key1(slot) == h1) {
+            if (key0(slots, slot) == h0 && key1(slots, slot) == h1) {
                 int stamp = tryReference(slot, h0, h1);
                 if (stamp != 0) {
                     return FoundEntry.of(slot, stamp);
@@ -176,7 +185,7 @@ public final class FixedClockTable extends ClockShard {
         long index = first;
         for (;;) {
             long slot = index << SLOT_SHIFT;
-            if (key0(slot) == h0 && key1(slot) == h1) {
+            if (key0(slots, slot) == h0 && key1(slots, slot) == h1) {
                 int stamp = stampIfKey(slot, h0, h1);
                 if (stamp != 0) {
                     return FoundEntry.of(slot, stamp);
@@ -193,7 +202,7 @@ public final class FixedClockTable extends ClockShard {
     }
 
     @Override
-    long doInsert(long h0, long h1, long valueAddress, int valueLength, long charge,
+    long insert(long h0, long h1, long valueAddress, int valueLength, long charge,
                   long countdown, boolean keepRef) {
         long step = h0 | 1;
         long first = h1 & lengthMask;
@@ -206,7 +215,7 @@ public final class FixedClockTable extends ClockShard {
                         ClockMeta.newEntry(countdown, keepRef, false));
             }
             // A plain look for our key first, as in lookup; sameKeyBoosting confirms under refs.
-            if (key0(slot) == h0 && key1(slot) == h1 && isVisible(metaOpaque(slot))
+            if (key0(slots, slot) == h0 && key1(slots, slot) == h1 && isVisible(getMetaOpaque(slot))
                     && sameKeyBoosting(slot, h0, h1, countdown)) {
                 rollback(h0, h1, slot);
                 return FoundEntry.NONE; // duplicate: the caller falls back to a standalone entry
@@ -239,7 +248,7 @@ public final class FixedClockTable extends ClockShard {
         do {
             long slot = index << SLOT_SHIFT;
             // A plain look rejects other keys; eraseIfKey confirms against the entry's word.
-            if (key0(slot) == h0 && key1(slot) == h1 && eraseIfKey(slot, h0, h1)) {
+            if (key0(slots, slot) == h0 && key1(slots, slot) == h1 && eraseIfKey(slot, h0, h1)) {
                 found = true;
             }
             // Keep going: in rare races a key can be in the table twice; erase them all.
@@ -251,33 +260,31 @@ public final class FixedClockTable extends ClockShard {
         return found;
     }
 
+    /** Rolls back the displacements of the path that led to the entry's slot. */
     @Override
-    void removeOwned(long slot) {
-        rollback(key0(slot), key1(slot), slot);
-        freeValueAndMarkEmpty(slot);
+    void unlink(long slot) {
+        rollback(key0(slots, slot), key1(slots, slot), slot);
     }
 
     @Override
     void evict(long requested, EvictionData data) {
-        long pointer = advanceClock(CLOCK_STEP);
+        long pointer = PaddedCounters.getAndAdd(clockPointer, CLOCK_POINTER, CLOCK_STEP);
         // Give up after every evictor together has swept the table MAX_COUNTDOWN times.
         long maxPointer = pointer + ((long) MAX_COUNTDOWN << lengthBits);
         for (;;) {
             for (int i = 0; i < CLOCK_STEP; i++) {
                 long slot = slotAt(pointer + i);
                 if (clockUpdate(slot, data)) {
-                    removeOwned(slot);
-                    context.stats.evictions.increment();
+                    evictOwned(slot);
                 }
             }
             if (data.freedCharge >= requested || pointer >= maxPointer || data.rejected) {
                 return;
             }
-            if (isEvictionEffortExceeded(data)) {
-                evictionEffortExceeded(requested, data);
+            if (data.giveUpOnEffort()) {
                 return;
             }
-            pointer = advanceClock(CLOCK_STEP);
+            pointer = PaddedCounters.getAndAdd(clockPointer, CLOCK_POINTER, CLOCK_STEP);
         }
     }
 }

@@ -1,5 +1,7 @@
 package dev.clockwork.offheap.clock;
 
+import dev.clockwork.offheap.entry.EntryStamp;
+
 /**
  * What a lookup or an insert returns for an entry it holds a reference on: the slot and the
  * entry's stamp in one {@code long}, {@code (stamp >>> 1) << 32 | slot index}, never negative (a
@@ -17,7 +19,7 @@ public final class FoundEntry {
     }
 
     static long of(long slot, int stamp) {
-        assert dev.clockwork.offheap.entry.EntryStamp.isLive(stamp) : "only a live entry is found";
+        assert EntryStamp.isLive(stamp) : "only a live entry is found";
         return ((long) (stamp >>> 1) << 32) | (slot >>> SlotLayout.SLOT_SHIFT);
     }
 

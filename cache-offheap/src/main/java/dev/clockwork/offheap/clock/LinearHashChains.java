@@ -5,9 +5,13 @@ import static dev.clockwork.offheap.clock.ChainPointer.index;
 import static dev.clockwork.offheap.clock.ChainPointer.isEnd;
 import static dev.clockwork.offheap.clock.ChainPointer.isLocked;
 import static dev.clockwork.offheap.clock.ChainPointer.shift;
+import static dev.clockwork.offheap.clock.SlotLayout.LONG;
 import static dev.clockwork.offheap.clock.SlotLayout.SLOT_SHIFT;
+import static dev.clockwork.offheap.clock.SlotLayout.key1;
 
+import dev.clockwork.offheap.context.CacheContext;
 import dev.clockwork.offheap.events.CacheEvents;
+import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicLong;
@@ -25,8 +29,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p><b>Linear hashing.</b> With {@code used = 2^s + t} homes ({@code lengthInfo} holds s and t),
  * a key's home is the low s bits of {@code h1}, or the low s+1 bits when those s bits are below
  * t. Growing by one splits home {@code t} (shift s) into {@code t} and {@code t + 2^s}
- * (shift s+1). Occupancy is kept at most {@link #MAX_LOAD_FACTOR} of the used homes, so chains
- * average well under one entry.
+ * (shift s+1). Occupancy is kept at most {@link AutoClockTable#MAX_LOAD_FACTOR} of the used
+ * homes, so chains average well under one entry.
  *
  * <p><b>Who may change a chain.</b> Inserts link at the head with one CAS, and only on an unlocked
  * head. Anything that removes entries or rewrites links (erase, eviction, a split) first sets the
@@ -34,16 +38,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * cannot be freed, so their keys can be read without a reference. Waiting for a lock is the only
  * waiting in the table, and every wait is counted ({@code yields} in the cache's stats).
  *
- *
- * <p>This class is the structure (homes, chain words and their locks, growth by splitting); the
- * clock's operations on it are {@link AutoClockTable}'s.
+ * <p>This class is the structure (homes, chain words and their locks, growth by splitting),
+ * part of an {@link AutoClockTable}, which runs the clock's operations on it. It writes only the
+ * index's words of a slot (head and next, see {@link SlotLayout}), and reads an entry's key only
+ * while its chain is locked.
  */
-public abstract class LinearHashChains extends ClockShard {
-    /** Most entries per used home; sizing the reservation assumes the same. */
-    public static final double MAX_LOAD_FACTOR = 0.6;
+final class LinearHashChains {
     /** Spins before a waiting thread starts yielding its core. */
     static final int SPINS = 64;
-
 
     private static final VarHandle LENGTH_INFO;
     private static final VarHandle OCCUPANCY_LIMIT;
@@ -60,6 +62,13 @@ public abstract class LinearHashChains extends ClockShard {
         }
     }
 
+    /** The table's slots (see {@link ClockProtocol#slots}). */
+    private final MemorySegment slots;
+    private final long slotCount;
+    private final CacheContext context;
+    private final int shardIndex;
+    /** Charged for each home published, if slots are charged; read for the growth event. */
+    private final ClockShard shard;
     /** Low 8 bits: the minimum shift s; the rest: the threshold t. Used homes = 2^s + t. */
     volatile long lengthInfo;
     volatile long occupancyLimit;
@@ -67,11 +76,16 @@ public abstract class LinearHashChains extends ClockShard {
     final AtomicLong growFrontier;
 
     /**
-     * @param startHomes homes to begin with (their heads are set to empty chains, their slots
-     *     charged as metadata if that is charged)
+     * @param startHomes homes to begin with (their heads are set to empty chains); the shard
+     *     charges their slots once the table is made
      */
-    LinearHashChains(long rawAddress, long slotCount, long startHomes, ClockShardContext context) {
-        super(rawAddress, slotCount, context);
+    LinearHashChains(MemorySegment slots, long slotCount, long startHomes, CacheContext context,
+                     int shardIndex, ClockShard shard) {
+        this.slots = slots;
+        this.slotCount = slotCount;
+        this.context = context;
+        this.shardIndex = shardIndex;
+        this.shard = shard;
         int shift = 63 - Long.numberOfLeadingZeros(startHomes);
         for (long home = 0; home < startHomes; home++) {
             setHead(home, ChainPointer.end(home, shift));
@@ -79,7 +93,6 @@ public abstract class LinearHashChains extends ClockShard {
         this.lengthInfo = lengthInfoOf(startHomes);
         this.occupancyLimit = occupancyLimitOf(startHomes);
         this.growFrontier = new AtomicLong(startHomes);
-        chargeSlots(startHomes);
     }
 
     static long lengthInfoOf(long used) {
@@ -87,12 +100,12 @@ public abstract class LinearHashChains extends ClockShard {
         return ((used - (1L << shift)) << 8) | shift;
     }
 
-    public static long usedLength(long info) {
+    static long usedLength(long info) {
         return (1L << (info & 0xFF)) + (info >>> 8);
     }
 
     static long occupancyLimitOf(long used) {
-        return (long) Math.ceil(used * MAX_LOAD_FACTOR);
+        return (long) Math.ceil(used * AutoClockTable.MAX_LOAD_FACTOR);
     }
 
     static long lowBits(long value, int bits) {
@@ -119,17 +132,7 @@ public abstract class LinearHashChains extends ClockShard {
         return (long) LENGTH_INFO.getAcquire(this);
     }
 
-    public long lengthInfo() {
-        return lengthInfo;
-    }
-
-    /** Waits counted by every shard of this table's cache. */
-    public long yieldCount() {
-        return context.stats.yields.sum();
-    }
-
-    @Override
-    public long occupancyLimit() {
+    long occupancyLimit() {
         return occupancyLimit;
     }
 
@@ -143,13 +146,8 @@ public abstract class LinearHashChains extends ClockShard {
         return Math.min(growFrontier.get(), slotCount);
     }
 
-    @Override
-    public long usedSlots() {
-        return slotBound();
-    }
-
     /** Homes in the published length: what lookups and eviction use. */
-    public long homes() {
+    long homes() {
         return usedLength(lengthInfo);
     }
 
@@ -218,7 +216,7 @@ public abstract class LinearHashChains extends ClockShard {
 
     // ---------------------------------------------------------------- growth
 
-    @Override
+    /** Returns whether the table can hold {@code newOccupancy} entries, growing as needed. */
     boolean growIfNeeded(long newOccupancy) {
         while (newOccupancy > occupancyLimit) {
             long grown = grow();
@@ -270,7 +268,7 @@ public abstract class LinearHashChains extends ClockShard {
         catchUpLengthInfo(growHome);
         if (CacheEvents.endsGrowthBatch(growHome, slotCount)) {
             context.events.tableGrowth(shardIndex, CacheEvents.growthBatchStart(growHome),
-                    growHome + 1, slotCount, occupancy());
+                    growHome + 1, slotCount, shard.occupancy());
         }
         return growHome;
     }
@@ -296,7 +294,7 @@ public abstract class LinearHashChains extends ClockShard {
             long witness = (long) LENGTH_INFO.compareAndExchange(this, info, next);
             if (witness == info) {
                 info = next;
-                chargeSlots(1);
+                shard.chargeSlots(1);
             } else {
                 info = witness;
             }
@@ -342,7 +340,7 @@ public abstract class LinearHashChains extends ClockShard {
         long current = -1; // the later frontier, where the scan stopped
         while (!isEnd(word)) {
             current = index(word);
-            boolean one = (key1(current << SLOT_SHIFT) & bit) != 0;
+            boolean one = (key1(slots, current << SLOT_SHIFT) & bit) != 0;
             if (one && oneFrontier < 0) {
                 oneFrontier = current;
             } else if (!one && zeroFrontier < 0) {
@@ -391,7 +389,7 @@ public abstract class LinearHashChains extends ClockShard {
                 return;
             }
             current = index(word);
-            boolean one = (key1(current << SLOT_SHIFT) & bit) != 0;
+            boolean one = (key1(slots, current << SLOT_SHIFT) & bit) != 0;
             if (one == firstIsOne) {
                 // Skip the first half over the other half's run, then bring the other half's
                 // links up to the entry before 'current'.
@@ -429,22 +427,13 @@ public abstract class LinearHashChains extends ClockShard {
 
     // ---------------------------------------------------------------- diagnostics
 
-    /** What {@link #scanChains} found. */
-    public static final class ChainScan {
-        public long homes;
-        public long nonEmptyHeads;
-        public long entries;
-        public long entriesAtHome;
-        public long maxChainLength;
-    }
-
     /**
      * Walks every chain once (opaque reads, no locks) and counts non-empty heads, entries on
      * chains, entries stored in their own home slot and the longest chain. Racing writers make
      * it approximate; a walk is cut off at the table size in case it meets a cycle.
      */
-    public ChainScan scanChains() {
-        ChainScan scan = new ChainScan();
+    AutoClockTable.ChainScan scanChains() {
+        AutoClockTable.ChainScan scan = new AutoClockTable.ChainScan();
         long used = homes();
         scan.homes = used;
         for (long home = 0; home < used; home++) {

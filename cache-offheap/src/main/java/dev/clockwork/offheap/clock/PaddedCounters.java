@@ -3,89 +3,52 @@ package dev.clockwork.offheap.clock;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
-// Padding in the JCTools manner: fields of a superclass are laid out before a subclass's, so each
-// hot counter sits between 64-byte runs of unused longs and never shares a cache line with another
-// counter or with the table's read-mostly fields.
-
-abstract class CountersPad0 {
-    long p00, p01, p02, p03, p04, p05, p06, p07;
-}
-
-abstract class UsageField extends CountersPad0 {
-    /** Bytes charged to the shard (entries, standalone entries and, if charged, the table). */
-    volatile long usage;
-}
-
-abstract class CountersPad1 extends UsageField {
-    long p10, p11, p12, p13, p14, p15, p16, p17;
-}
-
-abstract class OccupancyField extends CountersPad1 {
-    /** Slots in use or reserved by an insert in flight. */
-    volatile long occupancy;
-}
-
-abstract class CountersPad2 extends OccupancyField {
-    long p20, p21, p22, p23, p24, p25, p26, p27;
-}
-
-abstract class ClockPointerField extends CountersPad2 {
-    /** Where the next eviction sweep starts; advanced in steps by concurrent evictors. */
-    volatile long clockPointer;
-}
-
 /**
- * A shard's three contended counters, each on its own cache line. Updates are relaxed in spirit
- * (RocksDB uses relaxed atomics for them); Java has no relaxed read-modify-write, so the cheapest
- * available modes are used and the counters carry no ordering duties.
+ * Contended counters, each on a cache line of its own, in one {@code long[]}: counter {@code i}
+ * is element {@code (i + 1) * 8}, so at least 56 bytes of the array lie between any two counters
+ * and between a counter and either end of the array (its header, and whatever object follows
+ * it). An array rather than padding fields, because the JVM keeps an array's elements in order
+ * but lays out a class's fields as it likes, and rather than padding superclasses, so that the
+ * owner is one final class whose counters cost one final-field load.
+ *
+ * <p>Updates are relaxed in spirit (RocksDB uses relaxed atomics for them); Java has no relaxed
+ * read-modify-write, so the cheapest available modes are used and the counters carry no ordering
+ * duties.
  */
-public abstract class PaddedCounters extends ClockPointerField {
-    long p30, p31, p32, p33, p34, p35, p36, p37;
+final class PaddedCounters {
+    /** Longs per 64-byte cache line. */
+    private static final int LINE_LONGS = 8;
+    private static final VarHandle ELEMENT =
+            MethodHandles.arrayElementVarHandle(long[].class).withInvokeExactBehavior();
 
-    static final VarHandle USAGE;
-    static final VarHandle OCCUPANCY;
-    static final VarHandle CLOCK_POINTER;
+    private PaddedCounters() {
+    }
 
-    static {
-        try {
-            var lookup = MethodHandles.lookup();
-            USAGE = lookup.findVarHandle(UsageField.class, "usage", long.class)
-                    .withInvokeExactBehavior();
-            OCCUPANCY = lookup.findVarHandle(OccupancyField.class, "occupancy", long.class)
-                    .withInvokeExactBehavior();
-            CLOCK_POINTER = lookup.findVarHandle(ClockPointerField.class, "clockPointer", long.class)
-                    .withInvokeExactBehavior();
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
+    /** An array of {@code count} padded counters, all 0. */
+    static long[] allocate(int count) {
+        return new long[(count + 2) * LINE_LONGS];
+    }
+
+    /** The array index of counter number {@code counter}. */
+    static int index(int counter) {
+        return (counter + 1) * LINE_LONGS;
     }
 
     /**
-     * Volatile, though release would do: HotSpot compiles getAndAddRelease to a CAS retry loop,
-     * getAndAdd to one lock xadd (see ClockSlots#getAndAddMetaRelease).
+     * Volatile, though release would do: HotSpot compiles {@code getAndAdd} to one
+     * {@code lock xadd} and {@code getAndAddRelease} to a CAS retry loop.
      */
-    public final long addUsage(long delta) {
-        return (long) USAGE.getAndAdd((UsageField) this, delta);
+    static long getAndAdd(long[] counters, int index, long delta) {
+        return (long) ELEMENT.getAndAdd(counters, index, delta);
     }
 
-    public final long usage() {
-        return (long) USAGE.getOpaque((UsageField) this);
+    /** Opaque: a recent value, never torn; nothing ordered around it. */
+    static long getOpaque(long[] counters, int index) {
+        return (long) ELEMENT.getOpaque(counters, index);
     }
 
-    public final boolean casUsage(long expected, long update) {
-        return USAGE.weakCompareAndSetPlain((UsageField) this, expected, update);
-    }
-
-    public final long addOccupancy(long delta) {
-        return (long) OCCUPANCY.getAndAdd((OccupancyField) this, delta);
-    }
-
-    public final long occupancy() {
-        return (long) OCCUPANCY.getOpaque((OccupancyField) this);
-    }
-
-    /** Volatile rather than release, as {@link #addUsage}. */
-    public final long advanceClock(long step) {
-        return (long) CLOCK_POINTER.getAndAdd((ClockPointerField) this, step);
+    /** A plain weak CAS: the caller retries, and orders nothing by it. */
+    static boolean weakCompareAndSetPlain(long[] counters, int index, long expected, long update) {
+        return ELEMENT.weakCompareAndSetPlain(counters, index, expected, update);
     }
 }

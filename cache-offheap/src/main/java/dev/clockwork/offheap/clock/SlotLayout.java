@@ -1,8 +1,10 @@
 package dev.clockwork.offheap.clock;
 
-import dev.clockwork.offheap.ShardedCache;
 import dev.clockwork.offheap.entry.EntryStamp;
 import dev.clockwork.offheap.entry.ValueHeader;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 
 /**
  * Layout of one HyperClock slot: 64 bytes, one cache line, 64-byte aligned. Bytes 8..47 are the
@@ -51,27 +53,37 @@ import dev.clockwork.offheap.entry.ValueHeader;
  * from a later one in the same slot, another slot's, or none ({@link EntryStamp}). The value path
  * reads it for free: it shares an 8-byte word with the value length, and reading that word again
  * after the value address tells whether the entry was freed in between (see
- * {@link ShardedCache#value}).
+ * {@code ShardedCache.value}).
  *
  * <p>The value address is non-zero exactly while the slot owns a value, whatever the meta word
  * says: it is the first field an insert writes and is zeroed before the value is freed, after the
  * stamp has moved on. That is what lets {@code close()} free every value a racing call left half
- * inserted or half evicted (see {@link ClockShard#freeAll}).
+ * inserted or half evicted.
  *
- * <p>Every field but the meta word and displacements is written only by the thread that owns the
- * slot in the "under construction" state, and published by the release store of the meta word;
- * readers read them only after a successful acquire on the meta word, so plain accesses suffice.
+ * <p>Who writes what. The meta word changes only atomically, by {@link ClockProtocol}'s
+ * transitions. The entry's fields (bytes 8..47) are written only by the thread that owns the slot
+ * in the "under construction" state, and published by the release store of the meta word;
+ * readers read them after an acquire of the meta word (a reference, or an acquire load checked
+ * by the stamp afterwards), so the plain reads below suffice. The index's words (bytes 48..63)
+ * are not the slot owner's: the Fixed table's displacement count is changed by atomic adds of
+ * any inserter passing over the slot, and the Auto table's chain head by the CAS of any inserter
+ * linking an entry at this home, or under the chain's lock; an entry's next pointer is written
+ * by its inserter before the linking CAS, then only under a chain lock.
  */
 public final class SlotLayout {
+    /** {@code (MemorySegment, long offset)} handles, exact: a wrong type throws, not boxes. */
+    static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
+    static final VarHandle INT = ValueLayout.JAVA_INT.varHandle().withInvokeExactBehavior();
+
     public static final long SLOT_BYTES = 64;
     public static final int SLOT_SHIFT = 6;
 
     static final long META_OFFSET = 0;
-    public static final long KEY0_OFFSET = ValueHeader.KEY0_OFFSET;
-    public static final long KEY1_OFFSET = ValueHeader.KEY1_OFFSET;
-    public static final long VALUE_ADDRESS_OFFSET = ValueHeader.VALUE_ADDRESS_OFFSET;
-    public static final long CHARGE_OFFSET = ValueHeader.CHARGE_OFFSET;
-    public static final long VALUE_LENGTH_OFFSET = ValueHeader.VALUE_LENGTH_OFFSET;
+    static final long KEY0_OFFSET = ValueHeader.KEY0_OFFSET;
+    static final long KEY1_OFFSET = ValueHeader.KEY1_OFFSET;
+    static final long VALUE_ADDRESS_OFFSET = ValueHeader.VALUE_ADDRESS_OFFSET;
+    static final long CHARGE_OFFSET = ValueHeader.CHARGE_OFFSET;
+    static final long VALUE_LENGTH_OFFSET = ValueHeader.VALUE_LENGTH_OFFSET;
     static final long STAMP_OFFSET = ValueHeader.STAMP_OFFSET;
     static final long DISPLACEMENTS_OFFSET = 48;
     static final long HEAD_OFFSET = 48;
@@ -83,10 +95,6 @@ public final class SlotLayout {
     /** Byte offset of slot {@code index} within a table. */
     public static long slotOffset(long index) {
         return index << SLOT_SHIFT;
-    }
-
-    static long metaOffset(long slot) {
-        return slot + META_OFFSET;
     }
 
     static long key0Offset(long slot) {
@@ -105,7 +113,7 @@ public final class SlotLayout {
         return slot + CHARGE_OFFSET;
     }
 
-    public static long valueLengthOffset(long slot) {
+    static long valueLengthOffset(long slot) {
         return slot + VALUE_LENGTH_OFFSET;
     }
 
@@ -117,11 +125,42 @@ public final class SlotLayout {
         return slot + DISPLACEMENTS_OFFSET;
     }
 
-    public static long headOffset(long slot) {
+    static long headOffset(long slot) {
         return slot + HEAD_OFFSET;
     }
 
     static long nextOffset(long slot) {
         return slot + NEXT_OFFSET;
+    }
+
+    // ---------------------------------------------------------------- plain reads of the entry
+
+    public static long key0(MemorySegment slots, long slot) {
+        return (long) LONG.get(slots, key0Offset(slot));
+    }
+
+    public static long key1(MemorySegment slots, long slot) {
+        return (long) LONG.get(slots, key1Offset(slot));
+    }
+
+    public static long charge(MemorySegment slots, long slot) {
+        return (long) LONG.get(slots, chargeOffset(slot));
+    }
+
+    public static long valueAddress(MemorySegment slots, long slot) {
+        return (long) LONG.get(slots, valueAddressOffset(slot));
+    }
+
+    public static int valueLength(MemorySegment slots, long slot) {
+        return (int) INT.get(slots, valueLengthOffset(slot));
+    }
+
+    /**
+     * The slot's stamp, plain: written only by the slot's owner and published by the meta word's
+     * release store, so a reader holding a reference sees it stable. Readers without one read it
+     * after an acquire of the meta word, which makes it that word's entry's stamp or a later one's.
+     */
+    public static int stamp(MemorySegment slots, long slot) {
+        return (int) INT.get(slots, stampOffset(slot));
     }
 }

@@ -1,13 +1,12 @@
 package dev.clockwork.offheap.clock;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import dev.clockwork.offheap.ShardedCache;
 import dev.clockwork.offheap.context.CacheContext;
 import dev.clockwork.offheap.context.CloseGate;
 import dev.clockwork.offheap.entry.EntryStamp;
 import dev.clockwork.offheap.entry.RecordSlab;
 import dev.clockwork.offheap.entry.ValueHeader;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * A HyperClock cache's entries outside its tables: what a pinned insert gets when its key is
@@ -18,13 +17,14 @@ import dev.clockwork.offheap.entry.ValueHeader;
  * ({@link ClockHandle#standalone}), so a handle is checked without trusting it: its index is
  * bounds-checked against the slab, whose memory stays mapped until close, and its check against
  * the record's stamp. Reading a value through a standalone handle is the table's code path
- * ({@link ShardedCache#value}).
+ * ({@code ShardedCache.value}).
  *
  * <p>One lock guards every reference change. Standalone entries are rare (a duplicate pinned
  * insert, a full table), and the lock makes misuse exact: of two releases racing for one
  * reference, the second finds the count at zero or the stamp moved, under the same lock that made
  * it so; and the record leaves the live set (its stamp moves on) in the same step that decides
- * it is freed, so exactly one caller frees it.
+ * it is freed, so exactly one caller frees it. The charges are their shards' ({@link ClockShard}
+ * counts them as standalone, and takes them back, when told here).
  *
  * <pre>
  *  record (64 bytes: a ValueHeader, the count of references before it, the shard after it):
@@ -43,7 +43,7 @@ public final class StandaloneEntries {
     private static final long IDENTITY_BASE = 1L << 62;
 
     private final CacheContext context;
-    private final ClockShard[] tables;
+    private final ClockShard[] shards;
     /**
      * Made by the first standalone entry (most caches never have one, and a slab starts with a
      * 64 KiB chunk). Volatile for the unlocked {@link #recordAddress}: a handle naming a record
@@ -51,17 +51,30 @@ public final class StandaloneEntries {
      */
     private volatile RecordSlab slab;
 
-    public StandaloneEntries(CacheContext context, ClockShard[] tables) {
+    public StandaloneEntries(CacheContext context, ClockShard[] shards) {
         this.context = context;
-        this.tables = tables;
+        this.shards = shards;
     }
 
     /**
      * Stores an entry with one reference and returns its handle. Its charge is already part of
-     * the shard's usage (the table insert charged it); here it is counted as standalone too.
+     * the shard's usage (the table insert charged it); here it is counted as standalone too. If
+     * no record can be had, the shard takes the charge back and the error is thrown on: nothing
+     * is stored, and the caller frees the value.
      */
-    public synchronized long add(long h0, long h1, long valueAddress, int length, long charge,
-                          int shard) {
+    public long add(long h0, long h1, long valueAddress, int length, long charge, int shard) {
+        try {
+            long handle = store(h0, h1, valueAddress, length, charge, shard);
+            shards[shard].standaloneAdded(charge);
+            return handle;
+        } catch (OutOfMemoryError | IllegalStateException e) {
+            shards[shard].standaloneRefused(charge);
+            throw e;
+        }
+    }
+
+    private synchronized long store(long h0, long h1, long valueAddress, int length, long charge,
+                                    int shard) {
         RecordSlab slab = this.slab;
         if (slab == null) {
             slab = new RecordSlab(context.all(), RAW, context.stampSalt, IDENTITY_BASE,
@@ -77,13 +90,12 @@ public final class StandaloneEntries {
         RAW.set(LONG, record + ValueHeader.CHARGE_OFFSET, charge);
         RAW.set(INT, record + ValueHeader.VALUE_LENGTH_OFFSET, length);
         RAW.set(INT, record + SHARD_OFFSET, shard);
-        tables[shard].standaloneUsage.addAndGet(charge);
         return ClockHandle.standalone(index, slab.stamp(record));
     }
 
     /**
      * The record a standalone handle's index names, for reading its value without the lock; the
-     * caller checks the stamp ({@link ShardedCache}). Bounds-checked, so any handle reads only
+     * caller checks the stamp ({@code ShardedCache}). Bounds-checked, so any handle reads only
      * slab memory.
      */
     public long recordAddress(long handle) {
@@ -102,7 +114,7 @@ public final class StandaloneEntries {
         long record = pinnedRecord(handle);
         int refs = RAW.get(INT, record + REFS_OFFSET);
         if (refs >= ClockMeta.MAX_REFS) {
-            throw ClockShard.tooManyRefs();
+            throw ClockHandle.tooManyRefs();
         }
         RAW.set(INT, record + REFS_OFFSET, refs + 1);
     }
@@ -133,8 +145,7 @@ public final class StandaloneEntries {
             slab.free(slab.indexOf(record)); // the stamp moves on: ours alone to free from here
         }
         context.values.freeGuarded(valueAddress, length); // inside the close gate
-        tables[shard].standaloneUsage.addAndGet(-charge);
-        tables[shard].addUsage(-charge);
+        shards[shard].standaloneFreed(charge);
         return true;
     }
 

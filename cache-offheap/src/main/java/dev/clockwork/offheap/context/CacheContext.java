@@ -3,7 +3,6 @@ package dev.clockwork.offheap.context;
 import dev.clockwork.offheap.events.CacheEvents;
 import dev.clockwork.offheap.memory.NativeAccess;
 import dev.clockwork.offheap.memory.ValueSlabs;
-import dev.clockwork.offheap.shard.CallbackGuard;
 import dev.clockwork.offheap.stats.StatsCounters;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

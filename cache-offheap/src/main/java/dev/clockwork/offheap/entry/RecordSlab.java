@@ -1,6 +1,5 @@
 package dev.clockwork.offheap.entry;
 
-import dev.clockwork.offheap.context.CacheContext;
 import dev.clockwork.offheap.memory.NativeAllocator;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -90,7 +89,7 @@ public final class RecordSlab {
     private int[] retiredTableChunks = new int[0];
 
     /**
-     * @param stampSalt the cache's salt for seeding stamps ({@link CacheContext#stampSalt})
+     * @param stampSalt the cache's salt for seeding stamps (the cache context's {@code stampSalt})
      * @param identityBase or'ed with a record's index, a number no other slot or record of the
      *     cache has (its bits above the index's 31)
      * @param maxChunks the most chunks the slab may carve (ShardSizing.maxRecordChunks)

@@ -1,6 +1,5 @@
 package dev.clockwork.offheap.events;
 
-import dev.clockwork.offheap.shard.Shard;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -76,7 +75,7 @@ public final class CacheEvents {
      * @param charge the refused entry's charge
      * @param pinnedInsert whether the caller asked for a handle
      */
-    public void memoryLimitReject(Shard shard, int shardIndex, long charge, boolean pinnedInsert) {
+    public void memoryLimitReject(ShardGauges shard, int shardIndex, long charge, boolean pinnedInsert) {
         if (!new MemoryLimitRejectEvent().isEnabled()) {
             return;
         }
@@ -102,7 +101,7 @@ public final class CacheEvents {
      * @param charge the refused entry's charge
      * @param windowLoser whether it was an LRU admission window's oldest entry
      */
-    public void admissionReject(Shard shard, int shardIndex, long charge, boolean windowLoser) {
+    public void admissionReject(ShardGauges shard, int shardIndex, long charge, boolean windowLoser) {
         if (!new AdmissionRejectEvent().isEnabled()) {
             return;
         }

@@ -1,6 +1,6 @@
 package dev.clockwork.offheap.lru;
 
-import dev.clockwork.offheap.shard.CallbackGuard;
+import dev.clockwork.offheap.context.CallbackGuard;
 
 /**
  * Why an LRU shard's operations must not start now: the shard is closed, or a user callback runs

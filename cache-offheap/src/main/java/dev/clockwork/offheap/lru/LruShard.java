@@ -20,7 +20,7 @@ import dev.clockwork.offheap.entry.RecordSlab;
 import dev.clockwork.offheap.events.CacheEvents;
 import dev.clockwork.offheap.memory.NativeAllocator;
 import dev.clockwork.offheap.memory.ValueSlabs;
-import dev.clockwork.offheap.shard.CallbackGuard;
+import dev.clockwork.offheap.context.CallbackGuard;
 import dev.clockwork.offheap.shard.EntryHandoff;
 import dev.clockwork.offheap.shard.InsertOutcome;
 import dev.clockwork.offheap.shard.Shard;

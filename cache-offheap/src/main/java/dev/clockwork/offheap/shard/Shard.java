@@ -1,12 +1,14 @@
 package dev.clockwork.offheap.shard;
 
+import dev.clockwork.offheap.events.ShardGauges;
+
 /**
  * One shard of a sharded cache, as the cache sees it across shards: its accounting, its limits
  * and its end. A key's hash picks its shard; each shard has its own share of the capacity and
  * evicts on its own (RocksDB's {@code CacheShardBase}). The per-key operations are each cache
  * type's own, typed, so that the hot paths call them without an interface in between.
  */
-public interface Shard {
+public interface Shard extends ShardGauges {
     /** Bytes charged to the shard: entries and, where charged, their metadata. */
     long usage();
 

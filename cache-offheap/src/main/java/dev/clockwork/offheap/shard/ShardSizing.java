@@ -1,5 +1,6 @@
 package dev.clockwork.offheap.shard;
 
+import dev.clockwork.offheap.context.CallbackGuard;
 import dev.clockwork.offheap.entry.EntryStamp;
 import dev.clockwork.offheap.entry.RecordSlab;
 import java.util.function.Consumer;

@@ -42,7 +42,7 @@ class ModelKnownSequencesTest {
 
     /**
      * With a strict limit, an insert that needs more than four entries evicted must still
-     * succeed when nothing is pinned. ClockShard.isEvictionEffortExceeded multiplies
+     * succeed when nothing is pinned. EvictionData.giveUpOnEffort multiplies
      * {@code (freedCount + 1) * (Long.MAX_VALUE / 4)} for strict tables, which overflows to a
      * negative number from the fifth freed entry on, so the run "exceeds its effort" and the
      * insert is refused after evicting four or five entries for nothing.

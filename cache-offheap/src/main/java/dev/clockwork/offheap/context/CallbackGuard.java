@@ -1,4 +1,4 @@
-package dev.clockwork.offheap.shard;
+package dev.clockwork.offheap.context;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
