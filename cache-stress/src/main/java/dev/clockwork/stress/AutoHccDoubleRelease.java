@@ -1,11 +1,11 @@
 package dev.clockwork.stress;
 
-import static dev.clockwork.stress.AutoHccTiny.A0;
-import static dev.clockwork.stress.AutoHccTiny.A1;
-import static dev.clockwork.stress.AutoHccTiny.B0;
-import static dev.clockwork.stress.AutoHccTiny.B1;
-import static dev.clockwork.stress.AutoHccTiny.C0;
-import static dev.clockwork.stress.AutoHccTiny.D0;
+import static dev.clockwork.stress.AutoFixture.A0;
+import static dev.clockwork.stress.AutoFixture.A1;
+import static dev.clockwork.stress.AutoFixture.B0;
+import static dev.clockwork.stress.AutoFixture.B1;
+import static dev.clockwork.stress.AutoFixture.C0;
+import static dev.clockwork.stress.AutoFixture.D0;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
@@ -43,15 +43,15 @@ public class AutoHccDoubleRelease {
     /** What a lookup of {@code key} finds now: its name, GONE, or the failure's name. */
     static String seen(AutoHyperClockCache cache, int key) {
         try {
-            String label = AutoHccTiny.peek(cache, key);
+            String label = AutoFixture.peek(cache, key);
             return label == null ? "GONE" : label;
         } catch (RuntimeException | Error e) {
-            return AutoHccTiny.failure(e);
+            return Outcomes.failure(e);
         }
     }
 
     static String release(Cache cache, long handle) {
-        return Tiny.release(cache, handle, false);
+        return Outcomes.release(cache, handle, false);
     }
 
     @JCStressTest
@@ -70,12 +70,12 @@ public class AutoHccDoubleRelease {
                     + "reading other bytes, accounting off (ACCT_*), STUCK_*, an exception.")
     @State
     public static class Table {
-        final AutoHyperClockCache cache = AutoHccTiny.cache(AutoHccTiny.ROOM_16);
+        final AutoHyperClockCache cache = AutoFixture.newCache(AutoFixture.ROOM_16);
         final long handle;
 
         public Table() {
-            AutoHccTiny.fill(cache, Priority.LOW, A0);
-            handle = AutoHccTiny.lookup(cache, A0);
+            AutoFixture.fill(cache, Priority.LOW, A0);
+            handle = AutoFixture.lookup(cache, A0);
         }
 
         @Actor
@@ -91,7 +91,7 @@ public class AutoHccDoubleRelease {
         @Arbiter
         public void arbiter(LLLL_Result r) {
             r.r3 = seen(cache, A0);
-            r.r4 = AutoHccTiny.checkDrainClose(cache, () -> AutoHccTiny.accounting(cache, 1), A0);
+            r.r4 = AutoFixture.checkDrainClose(cache, () -> AutoFixture.accounting(cache, 1), A0);
         }
     }
 
@@ -115,14 +115,14 @@ public class AutoHccDoubleRelease {
                     + "standalone, the table entry gone, accounting off, STUCK_*.")
     @State
     public static class Standalone {
-        final AutoHyperClockCache cache = AutoHccTiny.cache(AutoHccTiny.ROOM_16);
+        final AutoHyperClockCache cache = AutoFixture.newCache(AutoFixture.ROOM_16);
         final long handle;
         final boolean standalone;
 
         public Standalone() {
-            AutoHccTiny.fill(cache, Priority.LOW, A0);
-            handle = AutoHccTiny.insertPinned(cache, A0, Priority.LOW);
-            standalone = cache.standaloneUsage() == AutoHccTiny.CHARGE;
+            AutoFixture.fill(cache, Priority.LOW, A0);
+            handle = AutoFixture.insertPinned(cache, A0, Priority.LOW);
+            standalone = cache.standaloneUsage() == AutoFixture.CHARGE;
         }
 
         @Actor
@@ -138,8 +138,8 @@ public class AutoHccDoubleRelease {
         @Arbiter
         public void arbiter(LLLL_Result r) {
             r.r3 = (standalone ? "" : "NOT_STANDALONE;") + "S"
-                    + cache.standaloneUsage() / AutoHccTiny.CHARGE + ";" + seen(cache, A0);
-            r.r4 = AutoHccTiny.checkDrainClose(cache, () -> AutoHccTiny.accounting(cache, 1), A0);
+                    + cache.standaloneUsage() / AutoFixture.CHARGE + ";" + seen(cache, A0);
+            r.r4 = AutoFixture.checkDrainClose(cache, () -> AutoFixture.accounting(cache, 1), A0);
         }
     }
 
@@ -168,25 +168,25 @@ public class AutoHccDoubleRelease {
                     + "STUCK_*, an exception.")
     @State
     public static class VsErase {
-        final AutoHyperClockCache cache = AutoHccTiny.cache(AutoHccTiny.ROOM_3);
+        final AutoHyperClockCache cache = AutoFixture.newCache(AutoFixture.ROOM_3);
         final long handle;
 
         public VsErase() {
-            AutoHccTiny.fill(cache, Priority.LOW, A0);
-            handle = AutoHccTiny.lookup(cache, A0);
+            AutoFixture.fill(cache, Priority.LOW, A0);
+            handle = AutoFixture.lookup(cache, A0);
         }
 
         @Actor
         public void releaser(LLLL_Result r) {
-            r.r1 = Tiny.releaseTwice(cache, handle);
+            r.r1 = Outcomes.releaseTwice(cache, handle);
         }
 
         @Actor
         public void eraser(LLLL_Result r) {
             try {
-                r.r2 = AutoHccTiny.erase(cache, A0) ? "ERASED" : "NOT_FOUND";
+                r.r2 = AutoFixture.erase(cache, A0) ? "ERASED" : "NOT_FOUND";
             } catch (RuntimeException | Error e) {
-                r.r2 = AutoHccTiny.failure(e);
+                r.r2 = Outcomes.failure(e);
             }
         }
 
@@ -196,12 +196,12 @@ public class AutoHccDoubleRelease {
             String evicted;
             try {
                 // The fillers make the leftover of the wart (if any) the first thing evicted.
-                AutoHccTiny.fill(cache, Priority.LOW, B0, C0, D0);
+                AutoFixture.fill(cache, Priority.LOW, B0, C0, D0);
                 evicted = "OK";
             } catch (RuntimeException | Error e) {
-                evicted = AutoHccTiny.failure(e);
+                evicted = Outcomes.failure(e);
             }
-            r.r4 = AutoHccTiny.problems(evicted, AutoHccTiny.drainAndClose(cache, A0, B0, C0, D0));
+            r.r4 = Outcomes.problems(evicted, AutoFixture.drainAndClose(cache, A0, B0, C0, D0));
         }
     }
 
@@ -229,22 +229,22 @@ public class AutoHccDoubleRelease {
     @State
     public static class VsEviction {
         static final int[] KEYS = {A0, B0, C0, D0};
-        final AutoHyperClockCache cache = AutoHccTiny.cache(AutoHccTiny.ROOM_3);
+        final AutoHyperClockCache cache = AutoFixture.newCache(AutoFixture.ROOM_3);
         final long handle;
 
         public VsEviction() {
-            AutoHccTiny.fill(cache, Priority.BOTTOM, A0, B0, C0);
-            handle = AutoHccTiny.lookup(cache, A0);
+            AutoFixture.fill(cache, Priority.BOTTOM, A0, B0, C0);
+            handle = AutoFixture.lookup(cache, A0);
         }
 
         @Actor
         public void releaser(LLLL_Result r) {
-            r.r1 = Tiny.releaseTwice(cache, handle);
+            r.r1 = Outcomes.releaseTwice(cache, handle);
         }
 
         @Actor
         public void inserter(LLLL_Result r) {
-            r.r2 = AutoHccTiny.insertLabel(cache, D0, Priority.BOTTOM);
+            r.r2 = AutoFixture.insertOutcome(cache, D0, Priority.BOTTOM);
         }
 
         @Arbiter
@@ -253,10 +253,10 @@ public class AutoHccDoubleRelease {
             String d0 = seen(cache, D0);
             r.r3 = (a0.equals("A0") ? "A0_KEPT" : a0.equals("GONE") ? "A0_EVICTED" : "A0_" + a0)
                     + ";" + (d0.equals("D0") ? "D0" : "D0_" + d0);
-            r.r4 = AutoHccTiny.checkDrainClose(cache, () -> {
+            r.r4 = AutoFixture.checkDrainClose(cache, () -> {
                 long usage = cache.usage();
-                return AutoHccTiny.problems(AutoHccTiny.accounting(cache, -1),
-                        usage <= AutoHccTiny.ROOM_3 ? "OK" : "OVER_U" + usage);
+                return Outcomes.problems(AutoFixture.accounting(cache, -1),
+                        usage <= AutoFixture.ROOM_3 ? "OK" : "OVER_U" + usage);
             }, KEYS);
         }
     }
@@ -281,13 +281,13 @@ public class AutoHccDoubleRelease {
                     + "accounting off (A1 left behind, a pin left), STUCK_*, an exception.")
     @State
     public static class StaleVsHolder {
-        final AutoHyperClockCache cache = AutoHccTiny.cache(AutoHccTiny.ROOM_16);
+        final AutoHyperClockCache cache = AutoFixture.newCache(AutoFixture.ROOM_16);
         final long stale;
         long holder = Cache.MISS;
 
         public StaleVsHolder() {
-            AutoHccTiny.fill(cache, Priority.LOW, A1);
-            stale = AutoHccTiny.lookup(cache, A1);
+            AutoFixture.fill(cache, Priority.LOW, A1);
+            stale = AutoFixture.lookup(cache, A1);
             cache.release(stale);
         }
 
@@ -295,12 +295,12 @@ public class AutoHccDoubleRelease {
         public void holder(LLLL_Result r) {
             String erased;
             try {
-                erased = AutoHccTiny.erase(cache, A1) ? "ERASED" : "NOT_FOUND";
-                holder = AutoHccTiny.insertPinned(cache, B1, Priority.LOW);
-                String seen = holder == Cache.MISS ? "MISS" : AutoHccTiny.read(cache, holder);
-                r.r1 = erased + ";" + (seen.equals(AutoHccTiny.name(B1)) ? "OWN" : seen);
+                erased = AutoFixture.erase(cache, A1) ? "ERASED" : "NOT_FOUND";
+                holder = AutoFixture.insertPinned(cache, B1, Priority.LOW);
+                String seen = holder == Cache.MISS ? "MISS" : AutoFixture.read(cache, holder);
+                r.r1 = erased + ";" + (seen.equals(AutoFixture.name(B1)) ? "OWN" : seen);
             } catch (RuntimeException | Error e) {
-                r.r1 = AutoHccTiny.failure(e);
+                r.r1 = Outcomes.failure(e);
             }
         }
 
@@ -312,13 +312,13 @@ public class AutoHccDoubleRelease {
         @Arbiter
         public void arbiter(LLLL_Result r) {
             try {
-                String seen = holder == Cache.MISS ? "MISS" : AutoHccTiny.read(cache, holder);
+                String seen = holder == Cache.MISS ? "MISS" : AutoFixture.read(cache, holder);
                 r.r3 = seen + ";" + release(cache, holder) + ";" + seen(cache, B1) + ";"
                         + seen(cache, A1);
             } catch (RuntimeException | Error e) {
-                r.r3 = AutoHccTiny.failure(e);
+                r.r3 = Outcomes.failure(e);
             }
-            r.r4 = AutoHccTiny.checkDrainClose(cache, () -> AutoHccTiny.accounting(cache, 1),
+            r.r4 = AutoFixture.checkDrainClose(cache, () -> AutoFixture.accounting(cache, 1),
                     A1, B1);
         }
     }

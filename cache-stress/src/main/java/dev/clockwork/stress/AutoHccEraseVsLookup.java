@@ -1,8 +1,8 @@
 package dev.clockwork.stress;
 
-import static dev.clockwork.stress.AutoHccTiny.A1;
-import static dev.clockwork.stress.AutoHccTiny.A2;
-import static dev.clockwork.stress.AutoHccTiny.B1;
+import static dev.clockwork.stress.AutoFixture.A1;
+import static dev.clockwork.stress.AutoFixture.A2;
+import static dev.clockwork.stress.AutoFixture.B1;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
@@ -53,33 +53,33 @@ public class AutoHccEraseVsLookup {
     @State
     public static class Front {
         static final int[] KEYS = {B1, A1};
-        final AutoHyperClockCache cache = AutoHccTiny.cache(AutoHccTiny.ROOM_16);
+        final AutoHyperClockCache cache = AutoFixture.newCache(AutoFixture.ROOM_16);
 
         public Front() {
-            AutoHccTiny.fill(cache, Priority.LOW, B1, A1);
+            AutoFixture.fill(cache, Priority.LOW, B1, A1);
         }
 
         @Actor
         public void eraser(LLLL_Result r) {
             try {
-                r.r1 = AutoHccTiny.erase(cache, A1) ? "ERASED" : "NOT_FOUND";
+                r.r1 = AutoFixture.erase(cache, A1) ? "ERASED" : "NOT_FOUND";
             } catch (RuntimeException | Error e) {
-                r.r1 = AutoHccTiny.failure(e);
+                r.r1 = Outcomes.failure(e);
             }
         }
 
         @Actor
         public void reader(LLLL_Result r) {
-            r.r2 = AutoHccTiny.lookupReadRelease(cache, B1);
+            r.r2 = AutoFixture.lookupReadRelease(cache, B1);
         }
 
         @Arbiter
         public void arbiter(LLLL_Result r) {
-            r.r3 = AutoHccTiny.restarts(cache);
-            r.r4 = AutoHccTiny.checkDrainClose(cache, () -> AutoHccTiny.problems(
-                    AutoHccTiny.absent(cache, A1),
-                    AutoHccTiny.present(cache, B1),
-                    AutoHccTiny.accounting(cache, 1)), KEYS);
+            r.r3 = AutoFixture.restarts(cache);
+            r.r4 = AutoFixture.checkDrainClose(cache, () -> Outcomes.problems(
+                    AutoFixture.absent(cache, A1),
+                    AutoFixture.present(cache, B1),
+                    AutoFixture.accounting(cache, 1)), KEYS);
         }
     }
 
@@ -106,34 +106,34 @@ public class AutoHccEraseVsLookup {
     @State
     public static class Reuse {
         static final int[] KEYS = {B1, A1, A2};
-        final AutoHyperClockCache cache = AutoHccTiny.cache(AutoHccTiny.ROOM_16);
+        final AutoHyperClockCache cache = AutoFixture.newCache(AutoFixture.ROOM_16);
 
         public Reuse() {
-            AutoHccTiny.fill(cache, Priority.LOW, B1, A1);
+            AutoFixture.fill(cache, Priority.LOW, B1, A1);
         }
 
         @Actor
         public void eraser(LLLL_Result r) {
             try {
-                String erased = AutoHccTiny.erase(cache, A1) ? "ERASED" : "NOT_FOUND";
-                r.r1 = erased + ";" + AutoHccTiny.insertLabel(cache, A2, Priority.LOW);
+                String erased = AutoFixture.erase(cache, A1) ? "ERASED" : "NOT_FOUND";
+                r.r1 = erased + ";" + AutoFixture.insertOutcome(cache, A2, Priority.LOW);
             } catch (RuntimeException | Error e) {
-                r.r1 = AutoHccTiny.failure(e);
+                r.r1 = Outcomes.failure(e);
             }
         }
 
         @Actor
         public void reader(LLLL_Result r) {
-            r.r2 = AutoHccTiny.lookupReadRelease(cache, B1);
+            r.r2 = AutoFixture.lookupReadRelease(cache, B1);
         }
 
         @Arbiter
         public void arbiter(LLLL_Result r) {
-            r.r3 = AutoHccTiny.restarts(cache);
-            r.r4 = AutoHccTiny.checkDrainClose(cache, () -> AutoHccTiny.problems(
-                    AutoHccTiny.absent(cache, A1),
-                    AutoHccTiny.present(cache, B1, A2),
-                    AutoHccTiny.accounting(cache, 2)), KEYS);
+            r.r3 = AutoFixture.restarts(cache);
+            r.r4 = AutoFixture.checkDrainClose(cache, () -> Outcomes.problems(
+                    AutoFixture.absent(cache, A1),
+                    AutoFixture.present(cache, B1, A2),
+                    AutoFixture.accounting(cache, 2)), KEYS);
         }
     }
 }

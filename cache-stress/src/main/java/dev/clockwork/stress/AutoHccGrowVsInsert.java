@@ -1,11 +1,11 @@
 package dev.clockwork.stress;
 
-import static dev.clockwork.stress.AutoHccTiny.A0;
-import static dev.clockwork.stress.AutoHccTiny.A1;
-import static dev.clockwork.stress.AutoHccTiny.A4;
-import static dev.clockwork.stress.AutoHccTiny.A5;
-import static dev.clockwork.stress.AutoHccTiny.B0;
-import static dev.clockwork.stress.AutoHccTiny.B4;
+import static dev.clockwork.stress.AutoFixture.A0;
+import static dev.clockwork.stress.AutoFixture.A1;
+import static dev.clockwork.stress.AutoFixture.A4;
+import static dev.clockwork.stress.AutoFixture.A5;
+import static dev.clockwork.stress.AutoFixture.B0;
+import static dev.clockwork.stress.AutoFixture.B4;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
@@ -78,28 +78,28 @@ public class AutoHccGrowVsInsert {
     @State
     public static class TwoSplits {
         static final int[] KEYS = {A4, A0, A5, B4, A1};
-        final AutoHyperClockCache cache = AutoHccTiny.cache(AutoHccTiny.ROOM_16);
+        final AutoHyperClockCache cache = AutoFixture.newCache(AutoFixture.ROOM_16);
 
         public TwoSplits() {
-            AutoHccTiny.fill(cache, Priority.LOW, A4, A0, A5);
+            AutoFixture.fill(cache, Priority.LOW, A4, A0, A5);
         }
 
         @Actor
         public void inserter1(LLLL_Result r) {
-            r.r1 = AutoHccTiny.insertLabel(cache, B4, Priority.LOW);
+            r.r1 = AutoFixture.insertOutcome(cache, B4, Priority.LOW);
         }
 
         @Actor
         public void inserter2(LLLL_Result r) {
-            r.r2 = AutoHccTiny.insertLabel(cache, A1, Priority.LOW);
+            r.r2 = AutoFixture.insertOutcome(cache, A1, Priority.LOW);
         }
 
         @Arbiter
         public void arbiter(LLLL_Result r) {
-            r.r3 = "H" + cache.tableSlots() + ";" + AutoHccTiny.yields(cache);
-            r.r4 = AutoHccTiny.checkDrainClose(cache, () -> AutoHccTiny.problems(
-                    AutoHccTiny.present(cache, KEYS),
-                    AutoHccTiny.accounting(cache, 5)), KEYS);
+            r.r3 = "H" + cache.tableSlots() + ";" + AutoFixture.yields(cache);
+            r.r4 = AutoFixture.checkDrainClose(cache, () -> Outcomes.problems(
+                    AutoFixture.present(cache, KEYS),
+                    AutoFixture.accounting(cache, 5)), KEYS);
         }
     }
 
@@ -123,28 +123,28 @@ public class AutoHccGrowVsInsert {
     @State
     public static class SplitVsInsert {
         static final int[] KEYS = {A4, A0, B4, B0};
-        final AutoHyperClockCache cache = AutoHccTiny.cache(AutoHccTiny.ROOM_16);
+        final AutoHyperClockCache cache = AutoFixture.newCache(AutoFixture.ROOM_16);
 
         public SplitVsInsert() {
-            AutoHccTiny.fill(cache, Priority.LOW, A4, A0);
+            AutoFixture.fill(cache, Priority.LOW, A4, A0);
         }
 
         @Actor
         public void inserter1(LLLL_Result r) {
-            r.r1 = AutoHccTiny.insertLabel(cache, B4, Priority.LOW);
+            r.r1 = AutoFixture.insertOutcome(cache, B4, Priority.LOW);
         }
 
         @Actor
         public void inserter2(LLLL_Result r) {
-            r.r2 = AutoHccTiny.insertLabel(cache, B0, Priority.LOW);
+            r.r2 = AutoFixture.insertOutcome(cache, B0, Priority.LOW);
         }
 
         @Arbiter
         public void arbiter(LLLL_Result r) {
-            r.r3 = "H" + cache.tableSlots() + ";" + AutoHccTiny.yields(cache);
-            r.r4 = AutoHccTiny.checkDrainClose(cache, () -> AutoHccTiny.problems(
-                    AutoHccTiny.present(cache, KEYS),
-                    AutoHccTiny.accounting(cache, 4)), KEYS);
+            r.r3 = "H" + cache.tableSlots() + ";" + AutoFixture.yields(cache);
+            r.r4 = AutoFixture.checkDrainClose(cache, () -> Outcomes.problems(
+                    AutoFixture.present(cache, KEYS),
+                    AutoFixture.accounting(cache, 4)), KEYS);
         }
     }
 }

@@ -1,11 +1,11 @@
 package dev.clockwork.stress;
 
-import static dev.clockwork.stress.AutoHccTiny.A0;
-import static dev.clockwork.stress.AutoHccTiny.A4;
-import static dev.clockwork.stress.AutoHccTiny.B0;
-import static dev.clockwork.stress.AutoHccTiny.B4;
-import static dev.clockwork.stress.AutoHccTiny.C0;
-import static dev.clockwork.stress.AutoHccTiny.C4;
+import static dev.clockwork.stress.AutoFixture.A0;
+import static dev.clockwork.stress.AutoFixture.A4;
+import static dev.clockwork.stress.AutoFixture.B0;
+import static dev.clockwork.stress.AutoFixture.B4;
+import static dev.clockwork.stress.AutoFixture.C0;
+import static dev.clockwork.stress.AutoFixture.C4;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
@@ -40,41 +40,41 @@ public class AutoHccLookupVsEviction {
     static final int[] KEYS = {A4, A0, B0, C4, C0, B4};
 
     abstract static class Base {
-        final AutoHyperClockCache cache = AutoHccTiny.cache(AutoHccTiny.ROOM_3);
+        final AutoHyperClockCache cache = AutoFixture.newCache(AutoFixture.ROOM_3);
 
         Base() {
-            AutoHccTiny.fill(cache, Priority.BOTTOM, A4, A0, B0);
+            AutoFixture.fill(cache, Priority.BOTTOM, A4, A0, B0);
         }
 
         void evict(LLLL_Result r) {
             int refused = 0;
             try {
                 for (int key : new int[] {C4, C0, B4}) {
-                    if (!AutoHccTiny.insert(cache, key, Priority.BOTTOM)) {
+                    if (!AutoFixture.insert(cache, key, Priority.BOTTOM)) {
                         refused++;
                     }
                 }
                 r.r2 = refused == 0 ? "INSERTED" : "REFUSED" + refused;
             } catch (RuntimeException | Error e) {
-                r.r2 = AutoHccTiny.failure(e);
+                r.r2 = Outcomes.failure(e);
             }
         }
 
         /** The arbiter of the unpinned readers: A4 present or gone, then the checks and close. */
         void arbitrate(LLLL_Result r) {
             try {
-                String seen = AutoHccTiny.peek(cache, A4);
+                String seen = AutoFixture.peek(cache, A4);
                 r.r3 = seen == null ? "A_GONE" : seen.equals("A4") ? "A_PRESENT" : "A_READS_" + seen;
             } catch (RuntimeException | Error e) {
-                r.r3 = AutoHccTiny.failure(e);
+                r.r3 = Outcomes.failure(e);
             }
-            r.r4 = AutoHccTiny.checkDrainClose(cache, this::checks, KEYS);
+            r.r4 = AutoFixture.checkDrainClose(cache, this::checks, KEYS);
         }
 
         String checks() {
             long usage = cache.usage();
-            return AutoHccTiny.problems(AutoHccTiny.accounting(cache, -1),
-                    usage <= AutoHccTiny.ROOM_3 ? "OK" : "OVER_U" + usage);
+            return Outcomes.problems(AutoFixture.accounting(cache, -1),
+                    usage <= AutoFixture.ROOM_3 ? "OK" : "OVER_U" + usage);
         }
     }
 
@@ -103,7 +103,7 @@ public class AutoHccLookupVsEviction {
         final long handle;
 
         public Pinned() {
-            handle = AutoHccTiny.lookup(cache, A4);
+            handle = AutoFixture.lookup(cache, A4);
         }
 
         @Actor
@@ -115,14 +115,14 @@ public class AutoHccLookupVsEviction {
                 }
                 String bad = null;
                 for (int i = 0; i < READS && bad == null; i++) {
-                    String seen = AutoHccTiny.read(cache, handle);
-                    if (!seen.equals(AutoHccTiny.name(A4))) {
+                    String seen = AutoFixture.read(cache, handle);
+                    if (!seen.equals(AutoFixture.name(A4))) {
                         bad = "READ" + i + "_" + seen;
                     }
                 }
                 r.r1 = bad == null ? "STABLE" : bad;
             } catch (RuntimeException | Error e) {
-                r.r1 = AutoHccTiny.failure(e);
+                r.r1 = Outcomes.failure(e);
             }
         }
 
@@ -134,15 +134,15 @@ public class AutoHccLookupVsEviction {
         @Arbiter
         public void arbiter(LLLL_Result r) {
             try {
-                String seen = AutoHccTiny.read(cache, handle);
+                String seen = AutoFixture.read(cache, handle);
                 String released = cache.release(handle) ? "FREED" : "KEPT";
-                String again = AutoHccTiny.peek(cache, A4);
+                String again = AutoFixture.peek(cache, A4);
                 r.r3 = seen + ";" + released + ";"
                         + (again == null ? "GONE" : again.equals("A4") ? "PRESENT" : "READS_" + again);
             } catch (RuntimeException | Error e) {
-                r.r3 = AutoHccTiny.failure(e);
+                r.r3 = Outcomes.failure(e);
             }
-            r.r4 = AutoHccTiny.checkDrainClose(cache, this::checks, KEYS);
+            r.r4 = AutoFixture.checkDrainClose(cache, this::checks, KEYS);
         }
     }
 
@@ -172,7 +172,7 @@ public class AutoHccLookupVsEviction {
     public static class Lookup extends Base {
         @Actor
         public void reader(LLLL_Result r) {
-            r.r1 = AutoHccTiny.lookupReadRelease(cache, A4);
+            r.r1 = AutoFixture.lookupReadRelease(cache, A4);
         }
 
         @Actor
@@ -207,7 +207,7 @@ public class AutoHccLookupVsEviction {
     public static class Get extends Base {
         @Actor
         public void reader(LLLL_Result r) {
-            r.r1 = AutoHccTiny.get(cache, A4);
+            r.r1 = AutoFixture.get(cache, A4);
         }
 
         @Actor

@@ -1,5 +1,8 @@
 package dev.clockwork.stress;
 
+import static dev.clockwork.stress.VersionedKeys.A;
+import static dev.clockwork.stress.VersionedKeys.K1;
+import static dev.clockwork.stress.VersionedKeys.P;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
@@ -54,28 +57,28 @@ public class FixedHccDoubleRelease {
                     + "STUCK_*.")
     @State
     public static class Table {
-        final FixedHyperClockCache cache = Tiny.cache(Tiny.THREE_ENTRIES);
+        final FixedHyperClockCache cache = FixedFixture.newCache(FixedFixture.ROOM_3);
         final long handle;
 
         public Table() {
-            Tiny.insert(cache, Tiny.A, 0, Priority.LOW);
-            handle = Tiny.lookup(cache, Tiny.A);
+            VersionedKeys.insert(cache, A, 0, Priority.LOW);
+            handle = VersionedKeys.lookup(cache, A);
         }
 
         @Actor
         public void releaser1(LLLL_Result r) {
-            r.r1 = Tiny.release(cache, handle, false);
+            r.r1 = Outcomes.release(cache, handle, false);
         }
 
         @Actor
         public void releaser2(LLLL_Result r) {
-            r.r2 = Tiny.release(cache, handle, false);
+            r.r2 = Outcomes.release(cache, handle, false);
         }
 
         @Arbiter
         public void arbiter(LLLL_Result r) {
-            r.r3 = Tiny.presence(cache, Tiny.A);
-            r.r4 = Tiny.checkAndClose(cache, Tiny.A);
+            r.r3 = FixedFixture.presenceAndCount(cache, A);
+            r.r4 = FixedFixture.checkDrainClose(cache, A);
         }
     }
 
@@ -101,31 +104,32 @@ public class FixedHccDoubleRelease {
                     + "STUCK_*.")
     @State
     public static class Standalone {
-        final FixedHyperClockCache cache = Tiny.cache(Tiny.THREE_ENTRIES);
+        final FixedHyperClockCache cache = FixedFixture.newCache(FixedFixture.ROOM_3);
         final long handle;
         final boolean standalone;
 
         public Standalone() {
-            Tiny.insert(cache, Tiny.A, 0, Priority.LOW);
-            handle = Tiny.insertPinned(cache, Tiny.A, 1, Priority.LOW);
-            standalone = cache.standaloneUsage() == Tiny.CHARGE;
+            VersionedKeys.insert(cache, A, 0, Priority.LOW);
+            handle = VersionedKeys.insertPinned(cache, A, 1, Priority.LOW);
+            standalone = cache.standaloneUsage() == VersionedKeys.CHARGE;
         }
 
         @Actor
         public void releaser1(LLLL_Result r) {
-            r.r1 = Tiny.release(cache, handle, false);
+            r.r1 = Outcomes.release(cache, handle, false);
         }
 
         @Actor
         public void releaser2(LLLL_Result r) {
-            r.r2 = Tiny.release(cache, handle, false);
+            r.r2 = Outcomes.release(cache, handle, false);
         }
 
         @Arbiter
         public void arbiter(LLLL_Result r) {
             r.r3 = (standalone ? "" : "NOT_STANDALONE;") + "S"
-                    + cache.standaloneUsage() / Tiny.CHARGE + ";" + Tiny.presence(cache, Tiny.A);
-            r.r4 = Tiny.checkAndClose(cache, Tiny.A);
+                    + cache.standaloneUsage() / VersionedKeys.CHARGE + ";"
+                    + FixedFixture.presenceAndCount(cache, A);
+            r.r4 = FixedFixture.checkDrainClose(cache, A);
         }
     }
 
@@ -157,28 +161,28 @@ public class FixedHccDoubleRelease {
                     + "free), STUCK_*, an exception.")
     @State
     public static class VsErase {
-        final FixedHyperClockCache cache = Tiny.cache(Tiny.THREE_ENTRIES);
+        final FixedHyperClockCache cache = FixedFixture.newCache(FixedFixture.ROOM_3);
         final long handle;
 
         public VsErase() {
-            Tiny.insert(cache, Tiny.A, 0, Priority.LOW);
-            handle = Tiny.lookup(cache, Tiny.A);
+            VersionedKeys.insert(cache, A, 0, Priority.LOW);
+            handle = VersionedKeys.lookup(cache, A);
         }
 
         @Actor
         public void releaser(LLLL_Result r) {
-            r.r1 = Tiny.releaseTwice(cache, handle);
+            r.r1 = Outcomes.releaseTwice(cache, handle);
         }
 
         @Actor
         public void eraser(LLLL_Result r) {
-            r.r2 = Tiny.eraseOutcome(cache, Tiny.A);
+            r.r2 = VersionedKeys.eraseOutcome(cache, A);
         }
 
         @Arbiter
         public void arbiter(LLLL_Result r) {
-            r.r3 = Tiny.presence(cache, Tiny.A);
-            r.r4 = Tiny.checkAndClose(cache, Tiny.A);
+            r.r3 = FixedFixture.presenceAndCount(cache, A);
+            r.r4 = FixedFixture.checkDrainClose(cache, A);
         }
     }
 
@@ -204,44 +208,44 @@ public class FixedHccDoubleRelease {
                     + "accounting off, STUCK_*, an exception.")
     @State
     public static class VsEviction {
-        final FixedHyperClockCache cache = Tiny.cache(Tiny.TWO_ENTRIES);
+        final FixedHyperClockCache cache = FixedFixture.newCache(FixedFixture.ROOM_2);
         final long handle;
 
         public VsEviction() {
-            Tiny.insert(cache, Tiny.A, 0, Priority.LOW);
-            Tiny.insert(cache, Tiny.P, 0, Priority.LOW);
-            handle = Tiny.lookup(cache, Tiny.A);
+            VersionedKeys.insert(cache, A, 0, Priority.LOW);
+            VersionedKeys.insert(cache, P, 0, Priority.LOW);
+            handle = VersionedKeys.lookup(cache, A);
         }
 
         @Actor
         public void releaser(LLLL_Result r) {
-            r.r1 = Tiny.releaseTwice(cache, handle);
+            r.r1 = Outcomes.releaseTwice(cache, handle);
         }
 
         @Actor
         public void inserter(LLLL_Result r) {
             try {
-                r.r2 = Tiny.insert(cache, Tiny.K1, 0, Priority.LOW) ? "INSERTED" : "REFUSED";
+                r.r2 = VersionedKeys.insert(cache, K1, 0, Priority.LOW) ? "INSERTED" : "REFUSED";
             } catch (RuntimeException | Error e) {
-                r.r2 = Tiny.failure(e);
+                r.r2 = Outcomes.failure(e);
             }
         }
 
         @Arbiter
         public void arbiter(LLLL_Result r) {
             try {
-                r.r3 = seen(Tiny.A) + ";" + seen(Tiny.P) + ";" + seen(Tiny.K1) + ";E"
+                r.r3 = seen(A) + ";" + seen(P) + ";" + seen(K1) + ";E"
                         + cache.entryCount();
-                Tiny.erase(cache, Tiny.P);
-                Tiny.erase(cache, Tiny.K1);
+                VersionedKeys.erase(cache, P);
+                VersionedKeys.erase(cache, K1);
             } catch (RuntimeException | Error e) {
-                r.r3 = Tiny.failure(e);
+                r.r3 = Outcomes.failure(e);
             }
-            r.r4 = Tiny.checkAndClose(cache, Tiny.A);
+            r.r4 = FixedFixture.checkDrainClose(cache, A);
         }
 
         private String seen(int key) {
-            String label = Tiny.peek(cache, key);
+            String label = VersionedKeys.peek(cache, key);
             return label == null ? "GONE" : label;
         }
     }
@@ -272,43 +276,43 @@ public class FixedHccDoubleRelease {
                     + "change made the erase step back), accounting off, STUCK_*, an exception.")
     @State
     public static class StaleVsHolder {
-        final FixedHyperClockCache cache = Tiny.cache(Tiny.THREE_ENTRIES);
+        final FixedHyperClockCache cache = FixedFixture.newCache(FixedFixture.ROOM_3);
         final long stale;
         long holder = Cache.MISS;
 
         public StaleVsHolder() {
-            Tiny.insert(cache, Tiny.A, 0, Priority.LOW);
-            stale = Tiny.lookup(cache, Tiny.A);
+            VersionedKeys.insert(cache, A, 0, Priority.LOW);
+            stale = VersionedKeys.lookup(cache, A);
             cache.release(stale);
         }
 
         @Actor
         public void holder(LLLL_Result r) {
-            String erased = Tiny.eraseOutcome(cache, Tiny.A);
+            String erased = VersionedKeys.eraseOutcome(cache, A);
             try {
-                holder = Tiny.insertPinned(cache, Tiny.A, 1, Priority.LOW);
-                String seen = holder == Cache.MISS ? "MISS" : Tiny.read(cache, holder);
-                r.r1 = erased + ";" + (seen.equals(Tiny.label(Tiny.A, 1)) ? "OWN" : seen);
+                holder = VersionedKeys.insertPinned(cache, A, 1, Priority.LOW);
+                String seen = holder == Cache.MISS ? "MISS" : VersionedKeys.read(cache, holder);
+                r.r1 = erased + ";" + (seen.equals(VersionedKeys.label(A, 1)) ? "OWN" : seen);
             } catch (RuntimeException | Error e) {
-                r.r1 = erased + ";" + Tiny.failure(e);
+                r.r1 = erased + ";" + Outcomes.failure(e);
             }
         }
 
         @Actor
         public void staleReleaser(LLLL_Result r) {
-            r.r2 = Tiny.release(cache, stale, false);
+            r.r2 = Outcomes.release(cache, stale, false);
         }
 
         @Arbiter
         public void arbiter(LLLL_Result r) {
             try {
-                String seen = holder == Cache.MISS ? "MISS" : Tiny.read(cache, holder);
-                r.r3 = seen + ";" + Tiny.release(cache, holder, false) + ";"
-                        + Tiny.presence(cache, Tiny.A);
+                String seen = holder == Cache.MISS ? "MISS" : VersionedKeys.read(cache, holder);
+                r.r3 = seen + ";" + Outcomes.release(cache, holder, false) + ";"
+                        + FixedFixture.presenceAndCount(cache, A);
             } catch (RuntimeException | Error e) {
-                r.r3 = Tiny.failure(e);
+                r.r3 = Outcomes.failure(e);
             }
-            r.r4 = Tiny.checkAndClose(cache, Tiny.A);
+            r.r4 = FixedFixture.checkDrainClose(cache, A);
         }
     }
 }

@@ -1,5 +1,7 @@
 package dev.clockwork.stress;
 
+import static dev.clockwork.stress.VersionedKeys.A;
+import static dev.clockwork.stress.VersionedKeys.P;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
@@ -21,10 +23,12 @@ import org.openjdk.jcstress.infra.results.LLLL_Result;
  * releases it as not useful; an erase that meets the visit's reference only makes A invisible,
  * and the visit's release, being the last, frees it.
  *
- * <p>Result fields: r1 what the visit saw (see {@link Tiny#visitAll}: labels of the visited values,
+ * <p>Result fields: r1 what the visit saw (see {@link VersionedKeys#visitAll}: labels of the
+ * visited values,
  * sorted), r2 erase's return, r3 whether a lookup finds A afterwards and the table entries left
  * (E1: P only; E2: A too, still occupying its slot), r4 the arbiter's checks: accounting, then P
- * erased, the drain check (see {@link Tiny#drain}: a leftover A must be freed, exactly once, by
+ * erased, the drain check (see {@link FixedFixture#drain}: a leftover A must be freed, exactly
+ * once, by
  * the next eviction) and close.
  */
 @JCStressTest
@@ -53,35 +57,35 @@ import org.openjdk.jcstress.infra.results.LLLL_Result;
                 + "(STUCK_*); or an exception.")
 @State
 public class FixedHccForEachVsErase {
-    private final FixedHyperClockCache cache = Tiny.cache(Tiny.THREE_ENTRIES);
+    private final FixedHyperClockCache cache = FixedFixture.newCache(FixedFixture.ROOM_3);
 
     public FixedHccForEachVsErase() {
-        Tiny.insert(cache, Tiny.A, 0, Priority.LOW);
-        Tiny.insert(cache, Tiny.P, 0, Priority.LOW);
+        VersionedKeys.insert(cache, A, 0, Priority.LOW);
+        VersionedKeys.insert(cache, P, 0, Priority.LOW);
     }
 
     @Actor
     public void visitor(LLLL_Result r) {
-        r.r1 = Tiny.visitAll(cache);
+        r.r1 = VersionedKeys.visitAll(cache);
     }
 
     @Actor
     public void eraser(LLLL_Result r) {
-        r.r2 = Tiny.eraseOutcome(cache, Tiny.A);
+        r.r2 = VersionedKeys.eraseOutcome(cache, A);
     }
 
     @Arbiter
     public void arbiter(LLLL_Result r) {
-        r.r3 = Tiny.presence(cache, Tiny.A);
+        r.r3 = FixedFixture.presenceAndCount(cache, A);
         String accounting;
         try {
-            accounting = Tiny.accounting(cache);
-            if (!Tiny.erase(cache, Tiny.P)) {
-                accounting = Tiny.problems(accounting, "P_GONE");
+            accounting = FixedFixture.accounting(cache);
+            if (!VersionedKeys.erase(cache, P)) {
+                accounting = Outcomes.problems(accounting, "P_GONE");
             }
         } catch (RuntimeException | Error e) {
-            accounting = Tiny.failure(e);
+            accounting = Outcomes.failure(e);
         }
-        r.r4 = Tiny.problems(accounting, Tiny.checkAndClose(cache, Tiny.A));
+        r.r4 = Outcomes.problems(accounting, FixedFixture.checkDrainClose(cache, A));
     }
 }

@@ -1,5 +1,6 @@
 package dev.clockwork.stress;
 
+import static dev.clockwork.stress.VersionedKeys.A;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
@@ -50,7 +51,7 @@ import org.openjdk.jcstress.infra.results.LLLL_Result;
                 + "erase; an exception.")
 @State
 public class FixedHccInsertPinnedSameKey {
-    private final FixedHyperClockCache cache = Tiny.cache(Tiny.THREE_ENTRIES);
+    private final FixedHyperClockCache cache = FixedFixture.newCache(FixedFixture.ROOM_3);
     private static final long FAILED = -1;
     private long h1;
     private long h2;
@@ -71,9 +72,9 @@ public class FixedHccInsertPinnedSameKey {
     /** Inserts version {@code version} of A with a handle; MISS if refused, or -1 on exception. */
     private long insertPinned(int version) {
         try {
-            return Tiny.insertPinned(cache, Tiny.A, version, Priority.LOW);
+            return VersionedKeys.insertPinned(cache, A, version, Priority.LOW);
         } catch (RuntimeException | Error e) {
-            failure = Tiny.failure(e);
+            failure = Outcomes.failure(e);
             return FAILED;
         }
     }
@@ -86,10 +87,10 @@ public class FixedHccInsertPinnedSameKey {
             return "MISS";
         }
         try {
-            String seen = Tiny.read(cache, h);
-            return seen.equals(Tiny.label(Tiny.A, version)) ? "OWN" : seen;
+            String seen = VersionedKeys.read(cache, h);
+            return seen.equals(VersionedKeys.label(A, version)) ? "OWN" : seen;
         } catch (RuntimeException | Error e) {
-            return Tiny.failure(e);
+            return Outcomes.failure(e);
         }
     }
 
@@ -99,30 +100,31 @@ public class FixedHccInsertPinnedSameKey {
         try {
             if (h1 == FAILED || h2 == FAILED) {
                 r.r3 = "INSERT_FAILED";
-                r.r4 = Tiny.problems(failure, Tiny.close(cache));
+                r.r4 = Outcomes.problems(failure, Outcomes.close(cache));
                 return;
             }
             // Still our own bytes, now that the other insert is done?
             String again1 = h1 == Cache.MISS ? "OK" : reread(h1, 1);
             String again2 = h2 == Cache.MISS ? "OK" : reread(h2, 2);
             long entries = cache.entryCount();
-            long standalone = cache.standaloneUsage() / Tiny.CHARGE;
+            long standalone = cache.standaloneUsage() / VersionedKeys.CHARGE;
             String release1 = h1 == Cache.MISS ? "OK" : release(h1);
             String release2 = h2 == Cache.MISS ? "OK" : release(h2);
             String found = find();
             r.r3 = found + ";E" + entries + ";S" + standalone;
-            String acct = Tiny.accounting(cache);
+            String acct = FixedFixture.accounting(cache);
             String afterErase = erasedAll();
-            checks = Tiny.problems(again1, again2, release1, release2, acct, afterErase);
+            checks = Outcomes.problems(again1, again2, release1, release2, acct, afterErase);
         } catch (RuntimeException | Error e) {
-            checks = Tiny.failure(e);
+            checks = Outcomes.failure(e);
         }
-        r.r4 = Tiny.problems(checks, Tiny.close(cache));
+        r.r4 = Outcomes.problems(checks, Outcomes.close(cache));
     }
 
     private String reread(long h, int version) {
-        String seen = Tiny.read(cache, h);
-        return seen.equals(Tiny.label(Tiny.A, version)) ? "OK" : "REREAD" + version + "_" + seen;
+        String seen = VersionedKeys.read(cache, h);
+        return seen.equals(VersionedKeys.label(A, version)) ? "OK"
+                : "REREAD" + version + "_" + seen;
     }
 
     private String release(long h) {
@@ -131,23 +133,23 @@ public class FixedHccInsertPinnedSameKey {
     }
 
     private String find() {
-        long h = Tiny.lookup(cache, Tiny.A);
+        long h = VersionedKeys.lookup(cache, A);
         if (h == Cache.MISS) {
             return "MISS";
         }
-        String seen = Tiny.read(cache, h);
+        String seen = VersionedKeys.read(cache, h);
         cache.release(h);
         return seen;
     }
 
     /** erase(A) must find the key and remove every copy, leaving metadata only. */
     private String erasedAll() {
-        boolean found = Tiny.erase(cache, Tiny.A);
-        long again = Tiny.lookup(cache, Tiny.A);
+        boolean found = VersionedKeys.erase(cache, A);
+        long again = VersionedKeys.lookup(cache, A);
         if (again != Cache.MISS) {
             cache.release(again);
         }
-        if (!found || again != Cache.MISS || cache.usage() != Tiny.METADATA
+        if (!found || again != Cache.MISS || cache.usage() != FixedFixture.METADATA
                 || cache.entryCount() != 0) {
             return "ERASE_FOUND" + (found ? "Y" : "N")
                     + "_AGAIN" + (again != Cache.MISS ? "Y" : "N")

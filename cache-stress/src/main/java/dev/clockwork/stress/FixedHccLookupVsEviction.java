@@ -1,5 +1,9 @@
 package dev.clockwork.stress;
 
+import static dev.clockwork.stress.VersionedKeys.A;
+import static dev.clockwork.stress.VersionedKeys.K1;
+import static dev.clockwork.stress.VersionedKeys.K3;
+import static dev.clockwork.stress.VersionedKeys.P;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
@@ -47,50 +51,50 @@ import org.openjdk.jcstress.infra.results.LLLL_Result;
                 + "slots + 64 per entry, nothing pinned or standalone).")
 @State
 public class FixedHccLookupVsEviction {
-    private final FixedHyperClockCache cache = Tiny.cache(Tiny.TWO_ENTRIES);
+    private final FixedHyperClockCache cache = FixedFixture.newCache(FixedFixture.ROOM_2);
 
     public FixedHccLookupVsEviction() {
-        Tiny.insert(cache, Tiny.A, 0, Priority.BOTTOM);
-        Tiny.insert(cache, Tiny.P, 0, Priority.BOTTOM);
+        VersionedKeys.insert(cache, A, 0, Priority.BOTTOM);
+        VersionedKeys.insert(cache, P, 0, Priority.BOTTOM);
     }
 
     @Actor
     public void reader(LLLL_Result r) {
         try {
-            long h = Tiny.lookup(cache, Tiny.A);
+            long h = VersionedKeys.lookup(cache, A);
             if (h == Cache.MISS) {
                 r.r1 = "MISS";
                 return;
             }
-            String seen = Tiny.read(cache, h);
+            String seen = VersionedKeys.read(cache, h);
             cache.release(h);
-            r.r1 = "HIT_" + (seen.equals(Tiny.label(Tiny.A, 0)) ? "A" : seen);
+            r.r1 = "HIT_" + (seen.equals(VersionedKeys.label(A, 0)) ? "A" : seen);
         } catch (RuntimeException | Error e) {
-            r.r1 = Tiny.failure(e);
+            r.r1 = Outcomes.failure(e);
         }
     }
 
     @Actor
     public void evictor(LLLL_Result r) {
-        r.r2 = Tiny.insertAll(cache, Tiny.K1, Tiny.K3);
+        r.r2 = VersionedKeys.insertAll(cache, K1, K3);
     }
 
     @Arbiter
     public void arbiter(LLLL_Result r) {
         String acct;
         try {
-            long h = Tiny.lookup(cache, Tiny.A);
+            long h = VersionedKeys.lookup(cache, A);
             if (h == Cache.MISS) {
                 r.r3 = "A_GONE";
             } else {
-                String seen = Tiny.read(cache, h);
+                String seen = VersionedKeys.read(cache, h);
                 cache.release(h);
-                r.r3 = seen.equals(Tiny.label(Tiny.A, 0)) ? "A_PRESENT" : "A_READS_" + seen;
+                r.r3 = seen.equals(VersionedKeys.label(A, 0)) ? "A_PRESENT" : "A_READS_" + seen;
             }
-            acct = Tiny.accounting(cache);
+            acct = FixedFixture.accounting(cache);
         } catch (RuntimeException | Error e) {
-            acct = Tiny.failure(e);
+            acct = Outcomes.failure(e);
         }
-        r.r4 = Tiny.problems(acct, Tiny.close(cache));
+        r.r4 = Outcomes.problems(acct, Outcomes.close(cache));
     }
 }

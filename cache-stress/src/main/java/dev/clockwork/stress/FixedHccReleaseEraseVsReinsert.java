@@ -1,5 +1,6 @@
 package dev.clockwork.stress;
 
+import static dev.clockwork.stress.VersionedKeys.A;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
@@ -63,34 +64,35 @@ import org.openjdk.jcstress.infra.results.LLLL_Result;
                 + "leftover eviction does not free (STUCK_*), or an exception.")
 @State
 public class FixedHccReleaseEraseVsReinsert {
-    private final FixedHyperClockCache cache = Tiny.cache(Tiny.THREE_ENTRIES);
+    private final FixedHyperClockCache cache = FixedFixture.newCache(FixedFixture.ROOM_3);
     private final long handle;
 
     public FixedHccReleaseEraseVsReinsert() {
-        Tiny.insert(cache, Tiny.A, 0, Priority.LOW);
-        handle = Tiny.lookup(cache, Tiny.A);
+        VersionedKeys.insert(cache, A, 0, Priority.LOW);
+        handle = VersionedKeys.lookup(cache, A);
     }
 
     @Actor
     public void releaser(LLLL_Result r) {
-        r.r1 = Tiny.releaseErasing(cache, handle);
+        r.r1 = Outcomes.release(cache, handle, true);
     }
 
     @Actor
     public void replacer(LLLL_Result r) {
         try {
-            String erased = Tiny.erase(cache, Tiny.A) ? "ERASED" : "NOT_FOUND";
-            String inserted = Tiny.insert(cache, Tiny.A, 1, Priority.LOW) ? "INSERTED" : "REFUSED";
+            String erased = VersionedKeys.erase(cache, A) ? "ERASED" : "NOT_FOUND";
+            String inserted =
+                    VersionedKeys.insert(cache, A, 1, Priority.LOW) ? "INSERTED" : "REFUSED";
             r.r2 = erased + ";" + inserted;
         } catch (RuntimeException | Error e) {
-            r.r2 = Tiny.failure(e);
+            r.r2 = Outcomes.failure(e);
         }
     }
 
     @Arbiter
     public void arbiter(LLLL_Result r) {
-        String seen = Tiny.peek(cache, Tiny.A);
+        String seen = VersionedKeys.peek(cache, A);
         r.r3 = (seen == null ? "MISS" : seen) + ";E" + cache.entryCount();
-        r.r4 = Tiny.checkAndClose(cache, Tiny.A);
+        r.r4 = FixedFixture.checkDrainClose(cache, A);
     }
 }

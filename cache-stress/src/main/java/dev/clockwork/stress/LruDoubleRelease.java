@@ -1,5 +1,7 @@
 package dev.clockwork.stress;
 
+import static dev.clockwork.stress.VersionedKeys.A;
+import static dev.clockwork.stress.VersionedKeys.K1;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
@@ -51,33 +53,33 @@ public class LruDoubleRelease {
                     + "accounting off (ACCT_*), STUCK_*.")
     @State
     public static class Cached {
-        final LruCache cache = LruTiny.cache(LruTiny.ROOM_3);
+        final LruCache cache = LruFixture.newCache(LruFixture.ROOM_3);
         final long handle;
 
         public Cached() {
-            LruTiny.fill(cache, Priority.LOW, Tiny.A);
-            handle = Tiny.lookup(cache, Tiny.A);
+            LruFixture.fill(cache, Priority.LOW, A);
+            handle = VersionedKeys.lookup(cache, A);
         }
 
         @Actor
         public void releaser1(LLLL_Result r) {
-            r.r1 = LruTiny.release(cache, handle, false);
+            r.r1 = Outcomes.release(cache, handle, false);
         }
 
         @Actor
         public void releaser2(LLLL_Result r) {
-            r.r2 = LruTiny.release(cache, handle, false);
+            r.r2 = Outcomes.release(cache, handle, false);
         }
 
         @Arbiter
         public void arbiter(LLLL_Result r) {
             try {
-                String pools = LruTiny.pools(cache);
-                r.r3 = LruTiny.presence(cache, Tiny.A) + ";" + pools;
+                String pools = LruFixture.pools(cache);
+                r.r3 = LruFixture.presence(cache, A) + ";" + pools;
             } catch (RuntimeException | Error e) {
-                r.r3 = LruTiny.failure(e);
+                r.r3 = Outcomes.failure(e);
             }
-            r.r4 = LruTiny.checkDrainClose(cache, () -> LruTiny.accounting(cache, 1));
+            r.r4 = LruFixture.checkDrainClose(cache, () -> LruFixture.accounting(cache, 1));
         }
     }
 
@@ -115,34 +117,35 @@ public class LruDoubleRelease {
                     + "accounting off (ACCT_*: a double free shows as usage below 64), STUCK_*.")
     @State
     public static class Reused {
-        final LruCache cache = LruTiny.cache(LruTiny.ROOM_3);
+        final LruCache cache = LruFixture.newCache(LruFixture.ROOM_3);
         final long handle;
         long k1Handle = Cache.MISS;
 
         public Reused() {
-            LruTiny.fill(cache, Priority.LOW, Tiny.A);
-            handle = Tiny.lookup(cache, Tiny.A);
-            Tiny.erase(cache, Tiny.A);
+            LruFixture.fill(cache, Priority.LOW, A);
+            handle = VersionedKeys.lookup(cache, A);
+            VersionedKeys.erase(cache, A);
         }
 
         @Actor
         public void releaser1(LLLL_Result r) {
-            String released = LruTiny.release(cache, handle, false);
+            String released = Outcomes.release(cache, handle, false);
             String own;
             try {
-                k1Handle = Tiny.insertPinned(cache, Tiny.K1, 0, Priority.LOW);
+                k1Handle = VersionedKeys.insertPinned(cache, K1, 0, Priority.LOW);
                 own = k1Handle == Cache.MISS ? "MISS"
-                        : Tiny.read(cache, k1Handle).equals(Tiny.label(Tiny.K1, 0)) ? "OWN"
-                        : Tiny.read(cache, k1Handle);
+                        : VersionedKeys.read(cache, k1Handle).equals(VersionedKeys.label(K1, 0))
+                        ? "OWN"
+                        : VersionedKeys.read(cache, k1Handle);
             } catch (RuntimeException | Error e) {
-                own = LruTiny.failure(e);
+                own = Outcomes.failure(e);
             }
             r.r1 = released + ";" + own;
         }
 
         @Actor
         public void releaser2(LLLL_Result r) {
-            r.r2 = LruTiny.release(cache, handle, false);
+            r.r2 = Outcomes.release(cache, handle, false);
         }
 
         @Arbiter
@@ -151,15 +154,15 @@ public class LruDoubleRelease {
                 if (k1Handle == Cache.MISS) {
                     r.r3 = "K1_MISS";
                 } else {
-                    String seen = Tiny.read(cache, k1Handle);
-                    String released = LruTiny.release(cache, k1Handle, false);
-                    r.r3 = seen + ";" + released + ";K1_" + LruTiny.presence(cache, Tiny.K1)
-                            + ";A_" + LruTiny.presence(cache, Tiny.A);
+                    String seen = VersionedKeys.read(cache, k1Handle);
+                    String released = Outcomes.release(cache, k1Handle, false);
+                    r.r3 = seen + ";" + released + ";K1_" + LruFixture.presence(cache, K1)
+                            + ";A_" + LruFixture.presence(cache, A);
                 }
             } catch (RuntimeException | Error e) {
-                r.r3 = LruTiny.failure(e);
+                r.r3 = Outcomes.failure(e);
             }
-            r.r4 = LruTiny.checkDrainClose(cache, () -> LruTiny.accounting(cache, 1));
+            r.r4 = LruFixture.checkDrainClose(cache, () -> LruFixture.accounting(cache, 1));
         }
     }
 }

@@ -1,5 +1,8 @@
 package dev.clockwork.stress;
 
+import static dev.clockwork.stress.VersionedKeys.A;
+import static dev.clockwork.stress.VersionedKeys.K1;
+import static dev.clockwork.stress.VersionedKeys.P;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
@@ -21,7 +24,7 @@ import org.openjdk.jcstress.infra.results.LLLL_Result;
  * its shard's lock, so these races have no window; the tests keep it that way.
  *
  * <p>Result fields: r1 the releaser's two releases ({@code first;second}), r2 the other actor,
- * r3 what the arbiter finds, r4 accounting with no handle held, the drain ({@link LruTiny}) and
+ * r3 what the arbiter finds, r4 accounting with no handle held, the drain ({@link LruFixture}) and
  * close.
  */
 public class LruDoubleReleaseVsRemoval {
@@ -44,32 +47,32 @@ public class LruDoubleReleaseVsRemoval {
                     + "an exception.")
     @State
     public static class VsErase {
-        final LruCache cache = LruTiny.cache(LruTiny.ROOM_3);
+        final LruCache cache = LruFixture.newCache(LruFixture.ROOM_3);
         final long handle;
 
         public VsErase() {
-            LruTiny.fill(cache, Priority.LOW, Tiny.A);
-            handle = Tiny.lookup(cache, Tiny.A);
+            LruFixture.fill(cache, Priority.LOW, A);
+            handle = VersionedKeys.lookup(cache, A);
         }
 
         @Actor
         public void releaser(LLLL_Result r) {
-            r.r1 = Tiny.releaseTwice(cache, handle);
+            r.r1 = Outcomes.releaseTwice(cache, handle);
         }
 
         @Actor
         public void eraser(LLLL_Result r) {
-            r.r2 = Tiny.eraseOutcome(cache, Tiny.A);
+            r.r2 = VersionedKeys.eraseOutcome(cache, A);
         }
 
         @Arbiter
         public void arbiter(LLLL_Result r) {
             try {
-                r.r3 = LruTiny.presence(cache, Tiny.A);
+                r.r3 = LruFixture.presence(cache, A);
             } catch (RuntimeException | Error e) {
-                r.r3 = LruTiny.failure(e);
+                r.r3 = Outcomes.failure(e);
             }
-            r.r4 = LruTiny.checkDrainClose(cache, () -> LruTiny.accounting(cache, 0));
+            r.r4 = LruFixture.checkDrainClose(cache, () -> LruFixture.accounting(cache, 0));
         }
     }
 
@@ -88,37 +91,37 @@ public class LruDoubleReleaseVsRemoval {
                     + "accounting off, STUCK_*, an exception.")
     @State
     public static class VsEviction {
-        final LruCache cache = LruTiny.cache(LruTiny.ROOM_2);
+        final LruCache cache = LruFixture.newCache(LruFixture.ROOM_2);
         final long handle;
 
         public VsEviction() {
-            LruTiny.fill(cache, Priority.LOW, Tiny.A, Tiny.P);
-            handle = Tiny.lookup(cache, Tiny.A);
+            LruFixture.fill(cache, Priority.LOW, A, P);
+            handle = VersionedKeys.lookup(cache, A);
         }
 
         @Actor
         public void releaser(LLLL_Result r) {
-            r.r1 = Tiny.releaseTwice(cache, handle);
+            r.r1 = Outcomes.releaseTwice(cache, handle);
         }
 
         @Actor
         public void inserter(LLLL_Result r) {
             try {
-                r.r2 = Tiny.insert(cache, Tiny.K1, 0, Priority.LOW) ? "INSERTED" : "REFUSED";
+                r.r2 = VersionedKeys.insert(cache, K1, 0, Priority.LOW) ? "INSERTED" : "REFUSED";
             } catch (RuntimeException | Error e) {
-                r.r2 = LruTiny.failure(e);
+                r.r2 = Outcomes.failure(e);
             }
         }
 
         @Arbiter
         public void arbiter(LLLL_Result r) {
             try {
-                r.r3 = LruTiny.presence(cache, Tiny.A) + ";" + LruTiny.presence(cache, Tiny.P)
-                        + ";" + LruTiny.presence(cache, Tiny.K1);
+                r.r3 = LruFixture.presence(cache, A) + ";" + LruFixture.presence(cache, P)
+                        + ";" + LruFixture.presence(cache, K1);
             } catch (RuntimeException | Error e) {
-                r.r3 = LruTiny.failure(e);
+                r.r3 = Outcomes.failure(e);
             }
-            r.r4 = LruTiny.checkDrainClose(cache, () -> LruTiny.accounting(cache, 2));
+            r.r4 = LruFixture.checkDrainClose(cache, () -> LruFixture.accounting(cache, 2));
         }
     }
 }

@@ -1,5 +1,7 @@
 package dev.clockwork.stress;
 
+import static dev.clockwork.stress.VersionedKeys.A;
+import static dev.clockwork.stress.VersionedKeys.P;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
@@ -25,7 +27,7 @@ import org.openjdk.jcstress.infra.results.LLLL_Result;
  *
  * <p>Result fields: r1 the reader (FREED when its release freed A), r2 erase's return, r3 whether
  * a lookup finds A at the end, the entries left (E) and the pools (read first), r4 accounting,
- * the drain check (see {@link LruTiny#drainAndClose}) and close.
+ * the drain check (see {@link LruFixture#drainAndClose}) and close.
  */
 @JCStressTest
 @Description("erase(A) races with lookup(A) + read + release in a 3-entry LRU cache holding A "
@@ -52,33 +54,33 @@ import org.openjdk.jcstress.infra.results.LLLL_Result;
                 + "usage below 64), a list the drain cannot empty (STUCK_*), or an exception.")
 @State
 public class LruEraseVsLookup {
-    private final LruCache cache = LruTiny.cache(LruTiny.ROOM_3);
+    private final LruCache cache = LruFixture.newCache(LruFixture.ROOM_3);
 
     public LruEraseVsLookup() {
-        LruTiny.fill(cache, Priority.LOW, Tiny.A);
-        LruTiny.fill(cache, Priority.BOTTOM, Tiny.P);
+        LruFixture.fill(cache, Priority.LOW, A);
+        LruFixture.fill(cache, Priority.BOTTOM, P);
     }
 
     @Actor
     public void reader(LLLL_Result r) {
-        r.r1 = LruTiny.lookupReadRelease(cache, Tiny.A);
+        r.r1 = VersionedKeys.lookupReadRelease(cache, A);
     }
 
     @Actor
     public void eraser(LLLL_Result r) {
-        r.r2 = Tiny.eraseOutcome(cache, Tiny.A);
+        r.r2 = VersionedKeys.eraseOutcome(cache, A);
     }
 
     @Arbiter
     public void arbiter(LLLL_Result r) {
         try {
-            String pools = LruTiny.pools(cache);
+            String pools = LruFixture.pools(cache);
             long entries = cache.entryCount();
-            r.r3 = LruTiny.presence(cache, Tiny.A) + ";E" + entries + ";" + pools;
+            r.r3 = LruFixture.presence(cache, A) + ";E" + entries + ";" + pools;
         } catch (RuntimeException | Error e) {
-            r.r3 = LruTiny.failure(e);
+            r.r3 = Outcomes.failure(e);
         }
-        r.r4 = LruTiny.checkDrainClose(cache, () -> LruTiny.problems(
-                LruTiny.accounting(cache, 1), LruTiny.present(cache, Tiny.P)));
+        r.r4 = LruFixture.checkDrainClose(cache, () -> Outcomes.problems(
+                LruFixture.accounting(cache, 1), LruFixture.present(cache, P)));
     }
 }

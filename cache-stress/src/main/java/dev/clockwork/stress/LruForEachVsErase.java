@@ -1,5 +1,7 @@
 package dev.clockwork.stress;
 
+import static dev.clockwork.stress.VersionedKeys.A;
+import static dev.clockwork.stress.VersionedKeys.P;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
@@ -22,9 +24,10 @@ import org.openjdk.jcstress.infra.results.LLLL_Result;
  * visited exactly once whenever erase runs, and A is visited if and only if its record comes
  * before the erase.
  *
- * <p>Result fields: r1 what the visit saw (see {@link Tiny#visitAll}), r2 erase's return, r3
+ * <p>Result fields: r1 what the visit saw (see {@link VersionedKeys#visitAll}), r2 erase's
+ * return, r3
  * whether a lookup finds A at the end and the entries left, r4 accounting, P present, the drain
- * check (see {@link LruTiny#drainAndClose}) and close.
+ * check (see {@link LruFixture#drainAndClose}) and close.
  */
 @JCStressTest
 @Description("forEachEntry, one record per lock hold, races with erase(A) in a 3-entry LRU cache "
@@ -40,31 +43,31 @@ import org.openjdk.jcstress.infra.results.LLLL_Result;
                 + "free shows as usage below 64); a list the drain cannot empty; an exception.")
 @State
 public class LruForEachVsErase {
-    private final LruCache cache = LruTiny.cache(LruTiny.ROOM_3);
+    private final LruCache cache = LruFixture.newCache(LruFixture.ROOM_3);
 
     public LruForEachVsErase() {
-        LruTiny.fill(cache, Priority.LOW, Tiny.A);
-        LruTiny.fill(cache, Priority.BOTTOM, Tiny.P);
+        LruFixture.fill(cache, Priority.LOW, A);
+        LruFixture.fill(cache, Priority.BOTTOM, P);
     }
 
     @Actor
     public void visitor(LLLL_Result r) {
-        r.r1 = Tiny.visitAll(cache);
+        r.r1 = VersionedKeys.visitAll(cache);
     }
 
     @Actor
     public void eraser(LLLL_Result r) {
-        r.r2 = Tiny.eraseOutcome(cache, Tiny.A);
+        r.r2 = VersionedKeys.eraseOutcome(cache, A);
     }
 
     @Arbiter
     public void arbiter(LLLL_Result r) {
         try {
-            r.r3 = LruTiny.presence(cache, Tiny.A) + ";E" + cache.entryCount();
+            r.r3 = LruFixture.presence(cache, A) + ";E" + cache.entryCount();
         } catch (RuntimeException | Error e) {
-            r.r3 = LruTiny.failure(e);
+            r.r3 = Outcomes.failure(e);
         }
-        r.r4 = LruTiny.checkDrainClose(cache, () -> LruTiny.problems(
-                LruTiny.accounting(cache, 1), LruTiny.present(cache, Tiny.P)));
+        r.r4 = LruFixture.checkDrainClose(cache, () -> Outcomes.problems(
+                LruFixture.accounting(cache, 1), LruFixture.present(cache, P)));
     }
 }

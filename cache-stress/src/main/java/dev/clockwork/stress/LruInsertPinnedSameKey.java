@@ -1,5 +1,6 @@
 package dev.clockwork.stress;
 
+import static dev.clockwork.stress.VersionedKeys.A;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
@@ -54,7 +55,7 @@ import org.openjdk.jcstress.infra.results.LLLL_Result;
 @State
 public class LruInsertPinnedSameKey {
     private static final long FAILED = -1;
-    private final LruCache cache = LruTiny.cache(LruTiny.ROOM_3);
+    private final LruCache cache = LruFixture.newCache(LruFixture.ROOM_3);
     private long h1;
     private long h2;
     private volatile String failure = "OK";
@@ -74,9 +75,9 @@ public class LruInsertPinnedSameKey {
     /** Inserts version {@code version} of A with a handle; MISS if refused, -1 on exception. */
     private long insertPinned(int version) {
         try {
-            return Tiny.insertPinned(cache, Tiny.A, version, Priority.LOW);
+            return VersionedKeys.insertPinned(cache, A, version, Priority.LOW);
         } catch (RuntimeException | Error e) {
-            failure = LruTiny.failure(e);
+            failure = Outcomes.failure(e);
             return FAILED;
         }
     }
@@ -89,10 +90,10 @@ public class LruInsertPinnedSameKey {
             return "MISS";
         }
         try {
-            String seen = Tiny.read(cache, h);
-            return seen.equals(Tiny.label(Tiny.A, version)) ? "OWN" : seen;
+            String seen = VersionedKeys.read(cache, h);
+            return seen.equals(VersionedKeys.label(A, version)) ? "OWN" : seen;
         } catch (RuntimeException | Error e) {
-            return LruTiny.failure(e);
+            return Outcomes.failure(e);
         }
     }
 
@@ -100,39 +101,40 @@ public class LruInsertPinnedSameKey {
     public void arbiter(LLLL_Result r) {
         if (h1 == FAILED || h2 == FAILED || h1 == Cache.MISS || h2 == Cache.MISS) {
             r.r3 = "INSERT_FAILED";
-            r.r4 = LruTiny.problems(failure, LruTiny.close(cache));
+            r.r4 = Outcomes.problems(failure, Outcomes.close(cache));
             return;
         }
         String found = null;
         try {
             long entries = cache.entryCount();
-            long pinned = cache.pinnedUsage() / LruTiny.CHARGE;
-            found = LruTiny.peek(cache, Tiny.A);
+            long pinned = cache.pinnedUsage() / VersionedKeys.CHARGE;
+            found = VersionedKeys.peek(cache, A);
             r.r3 = (found == null ? "MISS" : found) + ";E" + entries + ";P" + pinned;
         } catch (RuntimeException | Error e) {
-            r.r3 = LruTiny.failure(e);
+            r.r3 = Outcomes.failure(e);
         }
         String visible = found;
-        r.r4 = LruTiny.checkDrainClose(cache, () -> {
+        r.r4 = LruFixture.checkDrainClose(cache, () -> {
             // Still our own bytes, now that the other insert is done?
             String again1 = reread(h1, 1);
             String again2 = reread(h2, 2);
             String release1 = releaseOf(h1, 1, visible);
             String release2 = releaseOf(h2, 2, visible);
-            return LruTiny.problems(again1, again2, release1, release2,
-                    LruTiny.accounting(cache, 1));
+            return Outcomes.problems(again1, again2, release1, release2,
+                    LruFixture.accounting(cache, 1));
         });
     }
 
     private String reread(long h, int version) {
-        String seen = Tiny.read(cache, h);
-        return seen.equals(Tiny.label(Tiny.A, version)) ? "OK" : "REREAD" + version + "_" + seen;
+        String seen = VersionedKeys.read(cache, h);
+        return seen.equals(VersionedKeys.label(A, version)) ? "OK"
+                : "REREAD" + version + "_" + seen;
     }
 
     /** The visible version's release must keep it; the replaced version's must free it. */
     private String releaseOf(long h, int version, String visible) {
-        String released = LruTiny.release(cache, h, false);
-        String expected = Tiny.label(Tiny.A, version).equals(visible) ? "KEPT" : "FREED";
+        String released = Outcomes.release(cache, h, false);
+        String expected = VersionedKeys.label(A, version).equals(visible) ? "KEPT" : "FREED";
         return released.equals(expected) ? "OK" : "RELEASE" + version + "_" + released;
     }
 }

@@ -1,5 +1,9 @@
 package dev.clockwork.stress;
 
+import static dev.clockwork.stress.VersionedKeys.A;
+import static dev.clockwork.stress.VersionedKeys.K1;
+import static dev.clockwork.stress.VersionedKeys.K3;
+import static dev.clockwork.stress.VersionedKeys.P;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
@@ -34,39 +38,39 @@ import org.openjdk.jcstress.infra.results.LLLL_Result;
  * <p>Result fields: r1 the reader, r2 the evictor, r3 the arbiter's view of A and the pools (read
  * before the arbiter's own lookup), r4 the arbiter's checks: accounting with no handle held
  * (usage 64 per entry, within capacity, nothing pinned, pools within their shares), 2 entries
- * left, then the drain check (see {@link LruTiny#drainAndClose}) and close.
+ * left, then the drain check (see {@link LruFixture#drainAndClose}) and close.
  */
 public class LruLookupVsEviction {
 
     abstract static class Base {
-        final LruCache cache = LruTiny.cache(LruTiny.ROOM_2);
+        final LruCache cache = LruFixture.newCache(LruFixture.ROOM_2);
 
         Base() {
-            LruTiny.fill(cache, Priority.BOTTOM, Tiny.A, Tiny.P);
+            LruFixture.fill(cache, Priority.BOTTOM, A, P);
         }
 
         void evict(LLLL_Result r) {
             try {
                 int refused = 0;
-                for (int key = Tiny.K1; key <= Tiny.K3; key++) {
-                    if (!Tiny.insert(cache, key, 0, Priority.BOTTOM)) {
+                for (int key = K1; key <= K3; key++) {
+                    if (!VersionedKeys.insert(cache, key, 0, Priority.BOTTOM)) {
                         refused++;
                     }
                 }
                 r.r2 = refused == 0 ? "INSERTED" : "REFUSED" + refused;
             } catch (RuntimeException | Error e) {
-                r.r2 = LruTiny.failure(e);
+                r.r2 = Outcomes.failure(e);
             }
         }
 
         /** Pools first (a lookup would promote A), then whether A is there. */
         String view() {
-            String pools = LruTiny.pools(cache);
-            return "A_" + LruTiny.presence(cache, Tiny.A) + ";" + pools;
+            String pools = LruFixture.pools(cache);
+            return "A_" + LruFixture.presence(cache, A) + ";" + pools;
         }
 
         String checks() {
-            return LruTiny.accounting(cache, 2);
+            return LruFixture.accounting(cache, 2);
         }
     }
 
@@ -102,7 +106,7 @@ public class LruLookupVsEviction {
     public static class Lookup extends Base {
         @Actor
         public void reader(LLLL_Result r) {
-            r.r1 = LruTiny.lookupReadRelease(cache, Tiny.A);
+            r.r1 = VersionedKeys.lookupReadRelease(cache, A);
         }
 
         @Actor
@@ -115,9 +119,9 @@ public class LruLookupVsEviction {
             try {
                 r.r3 = view();
             } catch (RuntimeException | Error e) {
-                r.r3 = LruTiny.failure(e);
+                r.r3 = Outcomes.failure(e);
             }
-            r.r4 = LruTiny.checkDrainClose(cache, this::checks);
+            r.r4 = LruFixture.checkDrainClose(cache, this::checks);
         }
     }
 
@@ -144,7 +148,7 @@ public class LruLookupVsEviction {
         final long handle;
 
         public Pinned() {
-            handle = Tiny.lookup(cache, Tiny.A);
+            handle = VersionedKeys.lookup(cache, A);
         }
 
         @Actor
@@ -156,15 +160,15 @@ public class LruLookupVsEviction {
                 }
                 String bad = null;
                 for (int i = 0; i < READS && bad == null; i++) {
-                    String seen = Tiny.read(cache, handle);
-                    if (!seen.equals(Tiny.label(Tiny.A, 0))) {
+                    String seen = VersionedKeys.read(cache, handle);
+                    if (!seen.equals(VersionedKeys.label(A, 0))) {
                         bad = "READ" + i + "_" + seen;
                     }
                 }
                 r.r1 = (bad == null ? "STABLE" : bad) + ";"
-                        + LruTiny.release(cache, handle, false);
+                        + Outcomes.release(cache, handle, false);
             } catch (RuntimeException | Error e) {
-                r.r1 = LruTiny.failure(e);
+                r.r1 = Outcomes.failure(e);
             }
         }
 
@@ -178,9 +182,9 @@ public class LruLookupVsEviction {
             try {
                 r.r3 = view();
             } catch (RuntimeException | Error e) {
-                r.r3 = LruTiny.failure(e);
+                r.r3 = Outcomes.failure(e);
             }
-            r.r4 = LruTiny.checkDrainClose(cache, this::checks);
+            r.r4 = LruFixture.checkDrainClose(cache, this::checks);
         }
     }
 }

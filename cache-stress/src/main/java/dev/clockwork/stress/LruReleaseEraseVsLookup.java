@@ -1,5 +1,6 @@
 package dev.clockwork.stress;
 
+import static dev.clockwork.stress.VersionedKeys.A;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
@@ -34,23 +35,23 @@ import org.openjdk.jcstress.infra.results.LLLL_Result;
 public class LruReleaseEraseVsLookup {
 
     abstract static class Base {
-        final LruCache cache = LruTiny.cache(LruTiny.ROOM_3);
+        final LruCache cache = LruFixture.newCache(LruFixture.ROOM_3);
         final long handle;
 
         Base() {
-            LruTiny.fill(cache, Priority.LOW, Tiny.A);
-            handle = Tiny.lookup(cache, Tiny.A);
+            LruFixture.fill(cache, Priority.LOW, A);
+            handle = VersionedKeys.lookup(cache, A);
         }
 
         void releaseErasing(LLLL_Result r) {
-            r.r1 = LruTiny.release(cache, handle, true);
+            r.r1 = Outcomes.release(cache, handle, true);
         }
 
         /** Pools first (a lookup would promote A), then what a lookup of A finds, entries. */
         String view() {
-            String pools = LruTiny.pools(cache);
+            String pools = LruFixture.pools(cache);
             long entries = cache.entryCount();
-            String seen = LruTiny.peek(cache, Tiny.A);
+            String seen = VersionedKeys.peek(cache, A);
             return (seen == null ? "MISS" : seen) + ";E" + entries + ";" + pools;
         }
 
@@ -58,10 +59,10 @@ public class LruReleaseEraseVsLookup {
             try {
                 r.r3 = view();
             } catch (RuntimeException | Error e) {
-                r.r3 = LruTiny.failure(e);
+                r.r3 = Outcomes.failure(e);
             }
-            r.r4 = LruTiny.checkDrainClose(cache,
-                    () -> LruTiny.accounting(cache, expectedEntries));
+            r.r4 = LruFixture.checkDrainClose(cache,
+                    () -> LruFixture.accounting(cache, expectedEntries));
         }
     }
 
@@ -110,7 +111,7 @@ public class LruReleaseEraseVsLookup {
 
         @Actor
         public void reader(LLLL_Result r) {
-            r.r2 = LruTiny.lookupReadRelease(cache, Tiny.A);
+            r.r2 = VersionedKeys.lookupReadRelease(cache, A);
         }
 
         @Arbiter
@@ -158,12 +159,12 @@ public class LruReleaseEraseVsLookup {
         @Actor
         public void replacer(LLLL_Result r) {
             try {
-                String erased = Tiny.erase(cache, Tiny.A) ? "ERASED" : "NOT_FOUND";
-                String inserted = Tiny.insert(cache, Tiny.A, 1, Priority.LOW)
+                String erased = VersionedKeys.erase(cache, A) ? "ERASED" : "NOT_FOUND";
+                String inserted = VersionedKeys.insert(cache, A, 1, Priority.LOW)
                         ? "INSERTED" : "REFUSED";
                 r.r2 = erased + ";" + inserted;
             } catch (RuntimeException | Error e) {
-                r.r2 = LruTiny.failure(e);
+                r.r2 = Outcomes.failure(e);
             }
         }
 
