@@ -181,6 +181,15 @@ final class AutoFixture {
         return cache.erase(KEY0[key], KEY1[key]);
     }
 
+    /** An erase as an outcome: {@code ERASED}, {@code NOT_FOUND} or the exception it threw. */
+    static String eraseOutcome(Cache cache, int key) {
+        try {
+            return erase(cache, key) ? "ERASED" : "NOT_FOUND";
+        } catch (RuntimeException | Error e) {
+            return failure(e);
+        }
+    }
+
     /**
      * Names the bytes behind a pinned handle, read from native memory: a key's name, GARBAGE for
      * bytes of no value, or {@code LEN<n>} for a wrong length.

@@ -21,7 +21,7 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.LLLL_Result;
 
 /**
- * Auto test 2: two inserts race while the table grows: either both grow it (two threads
+ * Two inserts race while the table grows: either both grow it (two threads
  * splitting chains at once, each possibly inserting into a chain the other is splitting), or one
  * grows it while the other inserts into the chain being split.
  *
@@ -61,13 +61,14 @@ public class AutoHccGrowVsInsert {
                     + "one published only up to its own home). Entries on that chain are out of "
                     + "reach of eviction sweeps (and of chainReport) until a later grow, or an "
                     + "insert that meets the split parent, publishes it.")
-    @Outcome(id = "INSERTED, INSERTED, H[0-9]+;Y[0N], ACCT_U320_E5_C5_S0_P0_L4_H6", expect = FORBIDDEN,
+    @Outcome(id = "INSERTED, INSERTED, H[0-9]+;Y[0N], ACCT_U320_E5_C5_S0_P0_L4_H6",
+            expect = FORBIDDEN,
             desc = "LENGTH NOT PUBLISHED: all 5 entries are on published chains, but the published "
                     + "length stayed at 6 homes (limit 4 < occupancy 5) although home 6 was "
-                    + "created (H = tableSlots() = the grow frontier). The thread that split home 2 "
-                    + "checked whether the earlier split was ready before that split's heads were "
-                    + "visible to it, and the earlier split's thread checked home 6 before the "
-                    + "first thread's heads were visible to it: a store-buffering race in "
+                    + "created (H = tableSlots() = the grow frontier). The thread that split home "
+                    + "2 checked whether the earlier split was ready before that split's heads "
+                    + "were visible to it, and the earlier split's thread checked home 6 before "
+                    + "the first thread's heads were visible to it: a store-buffering race in "
                     + "catchUpLengthInfo (release stores, acquire loads, no StoreLoad fence), so "
                     + "nobody publishes home 6 until a later grow.")
     @Outcome(expect = FORBIDDEN,

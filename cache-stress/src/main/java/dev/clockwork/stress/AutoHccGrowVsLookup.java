@@ -19,7 +19,7 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.LLLL_Result;
 
 /**
- * Auto test 1: a lock-free lookup of a resident key races with the split of its chain.
+ * A lock-free lookup of a resident key races with the split of its chain.
  *
  * <p>The state (see {@link AutoFixture} for sizes and key names) holds A4, A0, B4, inserted in
  * that order into slots 0, 1, 2, all on home 0's chain, which reads from the head

@@ -16,7 +16,7 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.LLL_Result;
 
 /**
- * Test 5: two threads {@code insertPinned} a key that is already in the table (and pinned by the
+ * Two threads {@code insertPinned} a key that is already in the table (and pinned by the
  * state), so both get standalone handles; each reads its own and the table handle, then releases
  * its own.
  *

@@ -215,7 +215,6 @@ final class VersionedKeys {
         }
     }
 
-
     /**
      * Looks up {@code key}, reads its value and releases: "MISS", "HIT" (version 0 of the key),
      * "HIT_" + the label of other bytes, with "_FREED" appended if the release freed the entry;
