@@ -1,11 +1,11 @@
 package dev.clockwork.stress;
 
-import static dev.clockwork.stress.AutoHccTiny.A0;
-import static dev.clockwork.stress.AutoHccTiny.A1;
-import static dev.clockwork.stress.AutoHccTiny.A4;
-import static dev.clockwork.stress.AutoHccTiny.A5;
-import static dev.clockwork.stress.AutoHccTiny.B0;
-import static dev.clockwork.stress.AutoHccTiny.B4;
+import static dev.clockwork.stress.AutoFixture.A0;
+import static dev.clockwork.stress.AutoFixture.A1;
+import static dev.clockwork.stress.AutoFixture.A4;
+import static dev.clockwork.stress.AutoFixture.A5;
+import static dev.clockwork.stress.AutoFixture.B0;
+import static dev.clockwork.stress.AutoFixture.B4;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
@@ -21,7 +21,7 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.LLLL_Result;
 
 /**
- * Auto test 2: two inserts race while the table grows: either both grow it (two threads
+ * Two inserts race while the table grows: either both grow it (two threads
  * splitting chains at once, each possibly inserting into a chain the other is splitting), or one
  * grows it while the other inserts into the chain being split.
  *
@@ -61,13 +61,14 @@ public class AutoHccGrowVsInsert {
                     + "one published only up to its own home). Entries on that chain are out of "
                     + "reach of eviction sweeps (and of chainReport) until a later grow, or an "
                     + "insert that meets the split parent, publishes it.")
-    @Outcome(id = "INSERTED, INSERTED, H[0-9]+;Y[0N], ACCT_U320_E5_C5_S0_P0_L4_H6", expect = FORBIDDEN,
+    @Outcome(id = "INSERTED, INSERTED, H[0-9]+;Y[0N], ACCT_U320_E5_C5_S0_P0_L4_H6",
+            expect = FORBIDDEN,
             desc = "LENGTH NOT PUBLISHED: all 5 entries are on published chains, but the published "
                     + "length stayed at 6 homes (limit 4 < occupancy 5) although home 6 was "
-                    + "created (H = tableSlots() = the grow frontier). The thread that split home 2 "
-                    + "checked whether the earlier split was ready before that split's heads were "
-                    + "visible to it, and the earlier split's thread checked home 6 before the "
-                    + "first thread's heads were visible to it: a store-buffering race in "
+                    + "created (H = tableSlots() = the grow frontier). The thread that split home "
+                    + "2 checked whether the earlier split was ready before that split's heads "
+                    + "were visible to it, and the earlier split's thread checked home 6 before "
+                    + "the first thread's heads were visible to it: a store-buffering race in "
                     + "catchUpLengthInfo (release stores, acquire loads, no StoreLoad fence), so "
                     + "nobody publishes home 6 until a later grow.")
     @Outcome(expect = FORBIDDEN,
@@ -78,28 +79,28 @@ public class AutoHccGrowVsInsert {
     @State
     public static class TwoSplits {
         static final int[] KEYS = {A4, A0, A5, B4, A1};
-        final AutoHyperClockCache cache = AutoHccTiny.cache(AutoHccTiny.ROOM_16);
+        final AutoHyperClockCache cache = AutoFixture.newCache(AutoFixture.ROOM_16);
 
         public TwoSplits() {
-            AutoHccTiny.fill(cache, Priority.LOW, A4, A0, A5);
+            AutoFixture.fill(cache, Priority.LOW, A4, A0, A5);
         }
 
         @Actor
         public void inserter1(LLLL_Result r) {
-            r.r1 = AutoHccTiny.insertLabel(cache, B4, Priority.LOW);
+            r.r1 = AutoFixture.insertOutcome(cache, B4, Priority.LOW);
         }
 
         @Actor
         public void inserter2(LLLL_Result r) {
-            r.r2 = AutoHccTiny.insertLabel(cache, A1, Priority.LOW);
+            r.r2 = AutoFixture.insertOutcome(cache, A1, Priority.LOW);
         }
 
         @Arbiter
         public void arbiter(LLLL_Result r) {
-            r.r3 = "H" + cache.tableSlots() + ";" + AutoHccTiny.yields(cache);
-            r.r4 = AutoHccTiny.checkDrainClose(cache, () -> AutoHccTiny.problems(
-                    AutoHccTiny.present(cache, KEYS),
-                    AutoHccTiny.accounting(cache, 5)), KEYS);
+            r.r3 = "H" + cache.tableSlots() + ";" + AutoFixture.yields(cache);
+            r.r4 = AutoFixture.checkDrainClose(cache, () -> Outcomes.problems(
+                    AutoFixture.present(cache, KEYS),
+                    AutoFixture.accounting(cache, 5)), KEYS);
         }
     }
 
@@ -123,28 +124,28 @@ public class AutoHccGrowVsInsert {
     @State
     public static class SplitVsInsert {
         static final int[] KEYS = {A4, A0, B4, B0};
-        final AutoHyperClockCache cache = AutoHccTiny.cache(AutoHccTiny.ROOM_16);
+        final AutoHyperClockCache cache = AutoFixture.newCache(AutoFixture.ROOM_16);
 
         public SplitVsInsert() {
-            AutoHccTiny.fill(cache, Priority.LOW, A4, A0);
+            AutoFixture.fill(cache, Priority.LOW, A4, A0);
         }
 
         @Actor
         public void inserter1(LLLL_Result r) {
-            r.r1 = AutoHccTiny.insertLabel(cache, B4, Priority.LOW);
+            r.r1 = AutoFixture.insertOutcome(cache, B4, Priority.LOW);
         }
 
         @Actor
         public void inserter2(LLLL_Result r) {
-            r.r2 = AutoHccTiny.insertLabel(cache, B0, Priority.LOW);
+            r.r2 = AutoFixture.insertOutcome(cache, B0, Priority.LOW);
         }
 
         @Arbiter
         public void arbiter(LLLL_Result r) {
-            r.r3 = "H" + cache.tableSlots() + ";" + AutoHccTiny.yields(cache);
-            r.r4 = AutoHccTiny.checkDrainClose(cache, () -> AutoHccTiny.problems(
-                    AutoHccTiny.present(cache, KEYS),
-                    AutoHccTiny.accounting(cache, 4)), KEYS);
+            r.r3 = "H" + cache.tableSlots() + ";" + AutoFixture.yields(cache);
+            r.r4 = AutoFixture.checkDrainClose(cache, () -> Outcomes.problems(
+                    AutoFixture.present(cache, KEYS),
+                    AutoFixture.accounting(cache, 4)), KEYS);
         }
     }
 }

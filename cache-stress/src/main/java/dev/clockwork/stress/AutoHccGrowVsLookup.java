@@ -1,9 +1,9 @@
 package dev.clockwork.stress;
 
-import static dev.clockwork.stress.AutoHccTiny.A0;
-import static dev.clockwork.stress.AutoHccTiny.A4;
-import static dev.clockwork.stress.AutoHccTiny.B4;
-import static dev.clockwork.stress.AutoHccTiny.C0;
+import static dev.clockwork.stress.AutoFixture.A0;
+import static dev.clockwork.stress.AutoFixture.A4;
+import static dev.clockwork.stress.AutoFixture.B4;
+import static dev.clockwork.stress.AutoFixture.C0;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
@@ -19,9 +19,9 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.LLLL_Result;
 
 /**
- * Auto test 1: a lock-free lookup of a resident key races with the split of its chain.
+ * A lock-free lookup of a resident key races with the split of its chain.
  *
- * <p>The state (see {@link AutoHccTiny} for sizes and key names) holds A4, A0, B4, inserted in
+ * <p>The state (see {@link AutoFixture} for sizes and key names) holds A4, A0, B4, inserted in
  * that order into slots 0, 1, 2, all on home 0's chain, which reads from the head
  * {@code B4 -> A0 -> A4 -> end(0)}. The inserter adds C0, the 4th entry: before linking it, the
  * inserting thread grows the table from 4 to 6 homes, splitting home 0 into 0 ({@code A0}) and 4
@@ -39,21 +39,21 @@ public class AutoHccGrowVsLookup {
     static final int[] KEYS = {A4, A0, B4, C0};
 
     abstract static class Base {
-        final AutoHyperClockCache cache = AutoHccTiny.cache(AutoHccTiny.ROOM_16);
+        final AutoHyperClockCache cache = AutoFixture.newCache(AutoFixture.ROOM_16);
 
         Base() {
-            AutoHccTiny.fill(cache, Priority.LOW, A4, A0, B4);
+            AutoFixture.fill(cache, Priority.LOW, A4, A0, B4);
         }
 
         void insert(LLLL_Result r) {
-            r.r1 = AutoHccTiny.insertLabel(cache, C0, Priority.LOW);
+            r.r1 = AutoFixture.insertOutcome(cache, C0, Priority.LOW);
         }
 
         void arbiter(LLLL_Result r) {
-            r.r3 = AutoHccTiny.restarts(cache);
-            r.r4 = AutoHccTiny.checkDrainClose(cache, () -> AutoHccTiny.problems(
-                    AutoHccTiny.present(cache, KEYS),
-                    AutoHccTiny.accounting(cache, 4),
+            r.r3 = AutoFixture.restarts(cache);
+            r.r4 = AutoFixture.checkDrainClose(cache, () -> Outcomes.problems(
+                    AutoFixture.present(cache, KEYS),
+                    AutoFixture.accounting(cache, 4),
                     cache.tableSlots() == 6 && cache.occupancyLimit() == 4 ? "OK"
                             : "H" + cache.tableSlots() + "_L" + cache.occupancyLimit()), KEYS);
         }
@@ -90,7 +90,7 @@ public class AutoHccGrowVsLookup {
 
         @Actor
         public void reader(LLLL_Result r) {
-            r.r2 = AutoHccTiny.lookupReadRelease(cache, A4);
+            r.r2 = AutoFixture.lookupReadRelease(cache, A4);
         }
 
         @Arbiter
@@ -126,7 +126,7 @@ public class AutoHccGrowVsLookup {
 
         @Actor
         public void reader(LLLL_Result r) {
-            r.r2 = AutoHccTiny.lookupReadRelease(cache, A0);
+            r.r2 = AutoFixture.lookupReadRelease(cache, A0);
         }
 
         @Arbiter

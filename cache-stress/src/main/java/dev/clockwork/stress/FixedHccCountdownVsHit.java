@@ -1,5 +1,8 @@
 package dev.clockwork.stress;
 
+import static dev.clockwork.stress.VersionedKeys.A;
+import static dev.clockwork.stress.VersionedKeys.K1;
+import static dev.clockwork.stress.VersionedKeys.P;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
@@ -39,17 +42,17 @@ import org.openjdk.jcstress.infra.results.LLLL_Result;
         + "lowers A's countdown twice (the insert of K1 into a full 2-entry cache evicts P on "
         + "the sweep's second visit). A reference taken between a clock update's read and its "
         + "CAS must not be lost: the release must succeed and leave no reference behind.")
-@Outcome(id = "HIT_A, INSERTED, C1_R0, OK", expect = ACCEPTABLE,
+@Outcome(id = "HIT, INSERTED, C1_R0, OK", expect = ACCEPTABLE,
         desc = "The hit came before the sweep: its useful release raised A to 4, and the two "
                 + "visits lowered it to 2, then 1.")
-@Outcome(id = "HIT_A, INSERTED, C2_R0, OK", expect = ACCEPTABLE,
+@Outcome(id = "HIT, INSERTED, C2_R0, OK", expect = ACCEPTABLE,
         desc = "The hit came after the sweep (3 -> 2 -> 1, then 2), between its visits "
                 + "(3 -> 2, hit 3, -> 2), or held A during the first visit only (skipped: "
                 + "3, release 4, -> 2).")
-@Outcome(id = "HIT_A, INSERTED, C3_R0, OK", expect = ACCEPTABLE_INTERESTING,
+@Outcome(id = "HIT, INSERTED, C3_R0, OK", expect = ACCEPTABLE_INTERESTING,
         desc = "The reader held A during the second visit, which skipped it as pinned "
                 + "(3 -> 2, held, release 3).")
-@Outcome(id = "HIT_A, INSERTED, C4_R0, OK", expect = ACCEPTABLE_INTERESTING,
+@Outcome(id = "HIT, INSERTED, C4_R0, OK", expect = ACCEPTABLE_INTERESTING,
         desc = "The reader held A through both visits: neither lowered it, and the release "
                 + "raised it to 4 (read as 3, the cap).")
 @Outcome(id = "EX_.*, .*, .*, .*", expect = FORBIDDEN,
@@ -64,30 +67,30 @@ import org.openjdk.jcstress.infra.results.LLLL_Result;
                 + "accounting that does not add up at the end.")
 @State
 public class FixedHccCountdownVsHit {
-    private final FixedHyperClockCache cache = Tiny.cache(Tiny.TWO_ENTRIES);
+    private final FixedHyperClockCache cache = FixedFixture.newCache(FixedFixture.ROOM_2);
 
     public FixedHccCountdownVsHit() {
-        Tiny.insert(cache, Tiny.A, 0, Priority.HIGH);
-        Tiny.insert(cache, Tiny.P, 0, Priority.BOTTOM);
+        VersionedKeys.insert(cache, A, 0, Priority.HIGH);
+        VersionedKeys.insert(cache, P, 0, Priority.BOTTOM);
     }
 
     @Actor
     public void reader(LLLL_Result r) {
-        r.r1 = Tiny.lookupReadReleaseA(cache);
+        r.r1 = VersionedKeys.lookupReadRelease(cache, A);
     }
 
     @Actor
     public void evictor(LLLL_Result r) {
         try {
-            r.r2 = Tiny.insert(cache, Tiny.K1, 0, Priority.BOTTOM) ? "INSERTED" : "REFUSED";
+            r.r2 = VersionedKeys.insert(cache, K1, 0, Priority.BOTTOM) ? "INSERTED" : "REFUSED";
         } catch (RuntimeException | Error e) {
-            r.r2 = Tiny.failure(e);
+            r.r2 = Outcomes.failure(e);
         }
     }
 
     @Arbiter
     public void arbiter(LLLL_Result r) {
-        r.r3 = Tiny.counters(cache, Tiny.A);
-        r.r4 = Tiny.checkAndClose(cache, Tiny.A);
+        r.r3 = FixedFixture.counters(cache, A);
+        r.r4 = FixedFixture.checkDrainClose(cache, A);
     }
 }

@@ -1,5 +1,6 @@
 package dev.clockwork.stress;
 
+import static dev.clockwork.stress.VersionedKeys.A;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
@@ -35,7 +36,7 @@ import org.openjdk.jcstress.infra.results.LLLL_Result;
 @Description("Two lookup + read + release of A race while A's counters sit just past the "
         + "near-overflow threshold, so both releases clear the counters' top bits. The "
         + "corrections must keep the reference count exact and leave the counters small.")
-@Outcome(id = "HIT_A, HIT_A, C6_R0, OK", expect = ACCEPTABLE,
+@Outcome(id = "HIT, HIT, C6_R0, OK", expect = ACCEPTABLE,
         desc = "Both hits read A; the counters were corrected (once or twice, alike) to "
                 + "threshold + 3 - 2^29 = 6 with no reference left.")
 @Outcome(id = "EX_.*, .*, .*, .*", expect = FORBIDDEN,
@@ -50,12 +51,12 @@ import org.openjdk.jcstress.infra.results.LLLL_Result;
                 + "other bytes, or accounting off at the end.")
 @State
 public class FixedHccCounterOverflow {
-    private final FixedHyperClockCache cache = Tiny.cache(Tiny.TWO_ENTRIES);
+    private final FixedHyperClockCache cache = FixedFixture.newCache(FixedFixture.ROOM_2);
     private final String setup;
 
     public FixedHccCounterOverflow() {
-        Tiny.insert(cache, Tiny.A, 0, Priority.HIGH);
-        long h = Tiny.lookup(cache, Tiny.A);
+        VersionedKeys.insert(cache, A, 0, Priority.HIGH);
+        long h = VersionedKeys.lookup(cache, A);
         cache.release(h); // counters equal again; the handle still names A's slot
         long meta = ClockProbe.meta(cache, h);
         setup = ClockProbe.setCounters(cache, h, meta, ClockProbe.OVERFLOW_THRESHOLD + 1)
@@ -64,17 +65,17 @@ public class FixedHccCounterOverflow {
 
     @Actor
     public void reader1(LLLL_Result r) {
-        r.r1 = Tiny.lookupReadReleaseA(cache);
+        r.r1 = VersionedKeys.lookupReadRelease(cache, A);
     }
 
     @Actor
     public void reader2(LLLL_Result r) {
-        r.r2 = Tiny.lookupReadReleaseA(cache);
+        r.r2 = VersionedKeys.lookupReadRelease(cache, A);
     }
 
     @Arbiter
     public void arbiter(LLLL_Result r) {
-        r.r3 = setup != null ? setup : Tiny.counters(cache, Tiny.A);
-        r.r4 = Tiny.checkAndClose(cache, Tiny.A);
+        r.r3 = setup != null ? setup : FixedFixture.counters(cache, A);
+        r.r4 = FixedFixture.checkDrainClose(cache, A);
     }
 }

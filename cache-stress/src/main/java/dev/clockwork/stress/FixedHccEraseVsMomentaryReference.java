@@ -1,5 +1,6 @@
 package dev.clockwork.stress;
 
+import static dev.clockwork.stress.VersionedKeys.A;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
@@ -45,37 +46,37 @@ import org.openjdk.jcstress.infra.results.LLL_Result;
                 + "exception, or a failed close.")
 @State
 public class FixedHccEraseVsMomentaryReference {
-    private static final int C = Tiny.collidingKey(Tiny.A);
+    private static final int C = FixedFixture.collidingKey(A);
 
     private final FixedHyperClockCache cache =
-            Tiny.cache(Tiny.THREE_ENTRIES, AdmissionPolicy.TINY_LFU);
+            FixedFixture.newCache(FixedFixture.ROOM_3, AdmissionPolicy.TINY_LFU);
 
     public FixedHccEraseVsMomentaryReference() {
-        Tiny.insert(cache, Tiny.A, 0, Priority.LOW);
+        VersionedKeys.insert(cache, A, 0, Priority.LOW);
     }
 
     @Actor
     public void eraser(LLL_Result r) {
-        r.r1 = Tiny.eraseOutcome(cache, Tiny.A);
+        r.r1 = VersionedKeys.eraseOutcome(cache, A);
     }
 
     @Actor
     public void toucher(LLL_Result r) {
         String lookup;
         try {
-            long h = Tiny.lookup(cache, C);
-            lookup = h == Cache.MISS ? "MISS" : "HIT_" + Tiny.read(cache, h);
+            long h = VersionedKeys.lookup(cache, C);
+            lookup = h == Cache.MISS ? "MISS" : "HIT_" + VersionedKeys.read(cache, h);
             if (h != Cache.MISS) {
                 cache.release(h);
             }
         } catch (RuntimeException | Error e) {
-            lookup = Tiny.failure(e);
+            lookup = Outcomes.failure(e);
         }
         String insert;
         try {
-            insert = Tiny.insert(cache, Tiny.A, 0, Priority.LOW) ? "INSERTED" : "REFUSED";
+            insert = VersionedKeys.insert(cache, A, 0, Priority.LOW) ? "INSERTED" : "REFUSED";
         } catch (RuntimeException | Error e) {
-            insert = Tiny.failure(e);
+            insert = Outcomes.failure(e);
         }
         r.r2 = lookup + ";" + insert;
     }
@@ -84,15 +85,15 @@ public class FixedHccEraseVsMomentaryReference {
     public void arbiter(LLL_Result r) {
         String left;
         try {
-            Tiny.erase(cache, Tiny.A);
+            VersionedKeys.erase(cache, A);
             long entries = cache.entryCount();
             long usage = cache.usage();
-            left = entries == 0 && usage == Tiny.METADATA ? "EMPTY"
+            left = entries == 0 && usage == FixedFixture.METADATA ? "EMPTY"
                     : "PHANTOM_E" + entries + "_U" + usage;
         } catch (RuntimeException | Error e) {
-            left = Tiny.failure(e);
+            left = Outcomes.failure(e);
         }
-        String closed = Tiny.close(cache);
+        String closed = Outcomes.close(cache);
         r.r3 = closed.equals("OK") ? left : left + ";" + closed;
     }
 }

@@ -1,5 +1,6 @@
 package dev.clockwork.stress;
 
+import static dev.clockwork.stress.VersionedKeys.A;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
@@ -30,19 +31,19 @@ import org.openjdk.jcstress.infra.results.LL_Result;
                 + "removed, another exception, or a failed close.")
 @State
 public class FixedHccGetVsClose {
-    private final FixedHyperClockCache cache = Tiny.cache(Tiny.THREE_ENTRIES);
+    private final FixedHyperClockCache cache = FixedFixture.newCache(FixedFixture.ROOM_3);
 
     public FixedHccGetVsClose() {
-        Tiny.insert(cache, Tiny.A, 0, Priority.LOW);
+        VersionedKeys.insert(cache, A, 0, Priority.LOW);
     }
 
     @Actor
     public void reader(LL_Result r) {
-        r.r1 = Tiny.get(cache, Tiny.A);
+        r.r1 = VersionedKeys.get(cache, A);
     }
 
     @Actor
     public void closer(LL_Result r) {
-        r.r2 = Tiny.close(cache);
+        r.r2 = Outcomes.close(cache);
     }
 }

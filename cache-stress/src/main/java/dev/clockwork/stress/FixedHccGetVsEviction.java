@@ -1,5 +1,9 @@
 package dev.clockwork.stress;
 
+import static dev.clockwork.stress.VersionedKeys.A;
+import static dev.clockwork.stress.VersionedKeys.K1;
+import static dev.clockwork.stress.VersionedKeys.K3;
+import static dev.clockwork.stress.VersionedKeys.P;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
@@ -29,28 +33,28 @@ public class FixedHccGetVsEviction {
 
     /** The cache, the evictor and the arbiter both tests share. */
     public abstract static class Base {
-        final FixedHyperClockCache cache = Tiny.cache(Tiny.TWO_ENTRIES);
+        final FixedHyperClockCache cache = FixedFixture.newCache(FixedFixture.ROOM_2);
 
         Base() {
-            Tiny.insert(cache, Tiny.A, 0, Priority.BOTTOM);
-            Tiny.insert(cache, Tiny.P, 0, Priority.BOTTOM);
+            VersionedKeys.insert(cache, A, 0, Priority.BOTTOM);
+            VersionedKeys.insert(cache, P, 0, Priority.BOTTOM);
         }
 
         void evict(LLLL_Result r) {
-            r.r2 = Tiny.insertAll(cache, Tiny.K1, Tiny.K3);
+            r.r2 = VersionedKeys.insertAll(cache, K1, K3);
         }
 
         void arbitrate(LLLL_Result r) {
-            String seen = Tiny.peek(cache, Tiny.A);
+            String seen = VersionedKeys.peek(cache, A);
             r.r3 = seen == null ? "A_GONE"
-                    : seen.equals(Tiny.label(Tiny.A, 0)) ? "A_PRESENT" : "A_READS_" + seen;
+                    : seen.equals(VersionedKeys.label(A, 0)) ? "A_PRESENT" : "A_READS_" + seen;
             String acct;
             try {
-                acct = Tiny.accounting(cache);
+                acct = FixedFixture.accounting(cache);
             } catch (RuntimeException | Error e) {
-                acct = Tiny.failure(e);
+                acct = Outcomes.failure(e);
             }
-            r.r4 = Tiny.problems(acct, Tiny.close(cache));
+            r.r4 = Outcomes.problems(acct, Outcomes.close(cache));
         }
     }
 
@@ -76,7 +80,7 @@ public class FixedHccGetVsEviction {
     public static class Copy extends Base {
         @Actor
         public void reader(LLLL_Result r) {
-            r.r1 = Tiny.get(cache, Tiny.A);
+            r.r1 = VersionedKeys.get(cache, A);
         }
 
         @Actor
@@ -113,7 +117,7 @@ public class FixedHccGetVsEviction {
     public static class InPlace extends Base {
         @Actor
         public void reader(LLLL_Result r) {
-            r.r1 = Tiny.readInPlace(cache, Tiny.A);
+            r.r1 = VersionedKeys.readInPlace(cache, A);
         }
 
         @Actor

@@ -1,5 +1,7 @@
 package dev.clockwork.stress;
 
+import static dev.clockwork.stress.VersionedKeys.A;
+import static dev.clockwork.stress.VersionedKeys.K1;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
@@ -36,27 +38,27 @@ import org.openjdk.jcstress.infra.results.LLL_Result;
                 + "exception, or a final state that does not add up.")
 @State
 public class FixedHccGetVsReinsert {
-    private final FixedHyperClockCache cache = Tiny.cache(Tiny.THREE_ENTRIES);
+    private final FixedHyperClockCache cache = FixedFixture.newCache(FixedFixture.ROOM_3);
 
     public FixedHccGetVsReinsert() {
-        Tiny.insert(cache, Tiny.A, 0, Priority.LOW);
+        VersionedKeys.insert(cache, A, 0, Priority.LOW);
     }
 
     @Actor
     public void reader(LLL_Result r) {
-        r.r1 = Tiny.get(cache, Tiny.A);
+        r.r1 = VersionedKeys.get(cache, A);
     }
 
     @Actor
     public void writer(LLL_Result r) {
-        String erased = Tiny.eraseOutcome(cache, Tiny.A);
+        String erased = VersionedKeys.eraseOutcome(cache, A);
         String k1;
         String a1;
         try {
-            k1 = Tiny.insert(cache, Tiny.K1, 0, Priority.LOW) ? "INSERTED" : "REFUSED";
-            a1 = Tiny.insert(cache, Tiny.A, 1, Priority.LOW) ? "INSERTED" : "REFUSED";
+            k1 = VersionedKeys.insert(cache, K1, 0, Priority.LOW) ? "INSERTED" : "REFUSED";
+            a1 = VersionedKeys.insert(cache, A, 1, Priority.LOW) ? "INSERTED" : "REFUSED";
         } catch (RuntimeException | Error e) {
-            k1 = Tiny.failure(e);
+            k1 = Outcomes.failure(e);
             a1 = "";
         }
         r.r2 = erased + ";" + k1 + ";" + a1;
@@ -64,16 +66,16 @@ public class FixedHccGetVsReinsert {
 
     @Arbiter
     public void arbiter(LLL_Result r) {
-        String a = Tiny.peek(cache, Tiny.A);
-        String k1 = Tiny.peek(cache, Tiny.K1);
-        String state = Tiny.label(Tiny.A, 1).equals(a) && Tiny.label(Tiny.K1, 0).equals(k1)
+        String a = VersionedKeys.peek(cache, A);
+        String k1 = VersionedKeys.peek(cache, K1);
+        String state = VersionedKeys.label(A, 1).equals(a) && VersionedKeys.label(K1, 0).equals(k1)
                 ? "OK" : "FINAL_A_" + a + ";K1_" + k1;
         String acct;
         try {
-            acct = Tiny.accounting(cache);
+            acct = FixedFixture.accounting(cache);
         } catch (RuntimeException | Error e) {
-            acct = Tiny.failure(e);
+            acct = Outcomes.failure(e);
         }
-        r.r3 = Tiny.problems(state, acct, Tiny.close(cache));
+        r.r3 = Outcomes.problems(state, acct, Outcomes.close(cache));
     }
 }

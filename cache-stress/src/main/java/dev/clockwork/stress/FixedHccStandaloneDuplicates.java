@@ -1,5 +1,6 @@
 package dev.clockwork.stress;
 
+import static dev.clockwork.stress.VersionedKeys.A;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
@@ -15,7 +16,7 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.LLL_Result;
 
 /**
- * Test 5: two threads {@code insertPinned} a key that is already in the table (and pinned by the
+ * Two threads {@code insertPinned} a key that is already in the table (and pinned by the
  * state), so both get standalone handles; each reads its own and the table handle, then releases
  * its own.
  *
@@ -45,12 +46,12 @@ import org.openjdk.jcstress.infra.results.LLL_Result;
                 + "or an exception.")
 @State
 public class FixedHccStandaloneDuplicates {
-    private final FixedHyperClockCache cache = Tiny.cache(Tiny.THREE_ENTRIES);
+    private final FixedHyperClockCache cache = FixedFixture.newCache(FixedFixture.ROOM_3);
     private final long tableHandle;
 
     public FixedHccStandaloneDuplicates() {
-        Tiny.insert(cache, Tiny.A, 0, Priority.LOW);
-        tableHandle = Tiny.lookup(cache, Tiny.A);
+        VersionedKeys.insert(cache, A, 0, Priority.LOW);
+        tableHandle = VersionedKeys.lookup(cache, A);
     }
 
     @Actor
@@ -65,19 +66,20 @@ public class FixedHccStandaloneDuplicates {
 
     private String insertReadRelease(int version) {
         try {
-            long h = Tiny.insertPinned(cache, Tiny.A, version, Priority.LOW);
+            long h = VersionedKeys.insertPinned(cache, A, version, Priority.LOW);
             if (h == Cache.MISS) {
                 return "MISS";
             }
-            String own = Tiny.read(cache, h);
-            String table = tableHandle == Cache.MISS ? "SETUP_MISS" : Tiny.read(cache, tableHandle);
+            String own = VersionedKeys.read(cache, h);
+            String table = tableHandle == Cache.MISS ? "SETUP_MISS"
+                    : VersionedKeys.read(cache, tableHandle);
             // Our own standalone entry is live now, so its charge must be counted.
-            String live = cache.standaloneUsage() >= Tiny.CHARGE ? "" : ";S_LOW";
+            String live = cache.standaloneUsage() >= VersionedKeys.CHARGE ? "" : ";S_LOW";
             boolean freed = cache.release(h);
-            return (own.equals(Tiny.label(Tiny.A, version)) ? "OWN" : own) + ";TABLE_" + table
+            return (own.equals(VersionedKeys.label(A, version)) ? "OWN" : own) + ";TABLE_" + table
                     + (freed ? ";FREED" : ";KEPT") + live;
         } catch (RuntimeException | Error e) {
-            return Tiny.failure(e);
+            return Outcomes.failure(e);
         }
     }
 
@@ -85,22 +87,23 @@ public class FixedHccStandaloneDuplicates {
     public void arbiter(LLL_Result r) {
         String checks;
         try {
-            String table = Tiny.read(cache, tableHandle);
+            String table = VersionedKeys.read(cache, tableHandle);
             cache.release(tableHandle);
-            String acct = Tiny.accounting(cache);
+            String acct = FixedFixture.accounting(cache);
             String entries = cache.entryCount() == 1 ? "OK" : "E" + cache.entryCount();
-            long h = Tiny.lookup(cache, Tiny.A);
+            long h = VersionedKeys.lookup(cache, A);
             String found = "FOUND_MISS";
             if (h != Cache.MISS) {
-                String seen = Tiny.read(cache, h);
+                String seen = VersionedKeys.read(cache, h);
                 cache.release(h);
-                found = seen.equals(Tiny.label(Tiny.A, 0)) ? "OK" : "FOUND_" + seen;
+                found = seen.equals(VersionedKeys.label(A, 0)) ? "OK" : "FOUND_" + seen;
             }
-            checks = Tiny.problems(table.equals(Tiny.label(Tiny.A, 0)) ? "OK" : "TABLE_" + table,
+            checks = Outcomes.problems(
+                    table.equals(VersionedKeys.label(A, 0)) ? "OK" : "TABLE_" + table,
                     acct, entries, found);
         } catch (RuntimeException | Error e) {
-            checks = Tiny.failure(e);
+            checks = Outcomes.failure(e);
         }
-        r.r3 = Tiny.problems(checks, Tiny.close(cache));
+        r.r3 = Outcomes.problems(checks, Outcomes.close(cache));
     }
 }

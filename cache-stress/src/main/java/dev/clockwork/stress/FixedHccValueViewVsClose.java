@@ -1,5 +1,6 @@
 package dev.clockwork.stress;
 
+import static dev.clockwork.stress.VersionedKeys.A;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
@@ -45,7 +46,7 @@ import org.openjdk.jcstress.infra.results.LLLL_Result;
                 + "another exception, a close that failed, or value memory left after close.")
 @State
 public class FixedHccValueViewVsClose {
-    private final FixedHyperClockCache cache = Tiny.cache(Tiny.THREE_ENTRIES);
+    private final FixedHyperClockCache cache = FixedFixture.newCache(FixedFixture.ROOM_3);
     private final ByteArrayOutputStream received = new ByteArrayOutputStream();
     /**
      * Not {@code Channels.newChannel(received)}: that channel is interruptible, and an interrupt
@@ -75,8 +76,8 @@ public class FixedHccValueViewVsClose {
     private final MemorySegment view;
 
     public FixedHccValueViewVsClose() {
-        Tiny.insert(cache, Tiny.A, 0, Priority.LOW);
-        long h = Tiny.lookup(cache, Tiny.A);
+        VersionedKeys.insert(cache, A, 0, Priority.LOW);
+        long h = VersionedKeys.lookup(cache, A);
         view = h == Cache.MISS ? MemorySegment.NULL : cache.value(h); // held across close
     }
 
@@ -89,20 +90,21 @@ public class FixedHccValueViewVsClose {
             }
             r.r1 = "WROTE";
         } catch (RuntimeException | Error | IOException e) {
-            r.r1 = Tiny.failure(e);
+            r.r1 = Outcomes.failure(e);
         }
     }
 
     @Actor
     public void closer(LLLL_Result r) {
-        r.r2 = Tiny.close(cache);
+        r.r2 = Outcomes.close(cache);
     }
 
     @Arbiter
     public void arbiter(LLLL_Result r) {
         byte[] bytes = received.toByteArray();
-        r.r3 = bytes.length == 0 ? "NONE" : Tiny.labelOf(MemorySegment.ofArray(bytes));
+        r.r3 = bytes.length == 0 ? "NONE" : VersionedKeys.labelOf(MemorySegment.ofArray(bytes));
         long values = ModelAccess.valueChunkBytes(cache);
-        r.r4 = Tiny.problems(Tiny.close(cache), values == 0 ? "OK" : "VALUES_LEFT" + values);
+        r.r4 = Outcomes.problems(Outcomes.close(cache),
+                values == 0 ? "OK" : "VALUES_LEFT" + values);
     }
 }

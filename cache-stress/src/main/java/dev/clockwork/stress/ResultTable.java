@@ -14,7 +14,8 @@ import org.openjdk.jcstress.infra.grading.GradingResult;
  * test's verdict. Forbidden outcomes that were not observed are summed up per test as "none".
  *
  * <pre>
- * java -cp cache-stress/target/jcstress.jar dev.clockwork.stress.ResultTable jcstress-results-*.bin.gz
+ * java -cp cache-stress/target/jcstress.jar dev.clockwork.stress.ResultTable \
+ *     jcstress-results-*.bin.gz
  * </pre>
  */
 public final class ResultTable {
@@ -45,8 +46,9 @@ public final class ResultTable {
                 first = false;
             }
             boolean ok = t.status() == Status.NORMAL && grading.isPassed && t.getTotalCount() > 0;
-            System.out.printf("| %s | forbidden outcomes | %s | %s |%n", first ? "**" + name + "**" : "",
-                    ok ? "none" : "**SEE LOG**", ok ? "passed" : "**FAILED**");
+            System.out.printf("| %s | forbidden outcomes | %s | %s |%n",
+                    first ? "**" + name + "**" : "", ok ? "none" : "**SEE LOG**",
+                    ok ? "passed" : "**FAILED**");
             total += t.getTotalCount();
             passed += ok ? 1 : 0;
         }

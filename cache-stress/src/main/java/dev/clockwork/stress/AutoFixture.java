@@ -1,17 +1,22 @@
 package dev.clockwork.stress;
 
+import static dev.clockwork.stress.Outcomes.close;
+import static dev.clockwork.stress.Outcomes.failure;
+import static dev.clockwork.stress.Outcomes.problems;
+
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.hash.KeyHash;
 import dev.clockwork.offheap.AutoHyperClockCache;
 import dev.clockwork.offheap.ChainReport;
+import dev.clockwork.stress.Outcomes.Check;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * Shared pieces of the {@code AutoHcc*} stress tests: tiny {@link AutoHyperClockCache}s, keys
- * whose home chain is chosen, self-describing values, and checks that turn what a thread saw into
- * short outcome labels (the Auto counterpart of {@link Tiny}).
+ * Tiny {@link AutoHyperClockCache}s for the stress tests, keys whose home chain is chosen,
+ * self-describing values, and the checks an arbiter makes (the Auto counterpart of
+ * {@link FixedFixture} and {@link VersionedKeys}, with the same method names).
  *
  * <h2>Sizes</h2>
  * One shard, no metadata charge ({@code chargeMetadata(false)}: usage is exactly
@@ -38,7 +43,7 @@ import java.lang.foreign.ValueLayout;
  * <h2>Labels</h2>
  * Outcome strings use {@code [A-Z0-9_;]} only (jcstress joins result fields with ", ").
  */
-final class AutoHccTiny {
+final class AutoFixture {
     /** The hash seed of every cache here (set explicitly: the keys are built for it). */
     static final long SEED = 0x5EED_A070_C10C_0001L;
     static final long CHARGE = 64;
@@ -96,7 +101,7 @@ final class AutoHccTiny {
         }
     }
 
-    private AutoHccTiny() {
+    private AutoFixture() {
     }
 
     /** splitmix64's finalizer. */
@@ -119,9 +124,9 @@ final class AutoHccTiny {
      * A one-shard Auto cache with 4 homes, no metadata charge and {@link #SEED}. Throws if the
      * sizing rules ever change so that the tests' arithmetic no longer holds.
      */
-    static AutoHyperClockCache cache(long capacity) {
+    static AutoHyperClockCache newCache(long room) {
         AutoHyperClockCache cache = AutoHyperClockCache.builder()
-                .capacity(capacity)
+                .capacity(room)
                 .numShardBits(0)
                 .chargeMetadata(false)
                 .hashSeed(SEED)
@@ -133,7 +138,8 @@ final class AutoHccTiny {
             long limit = cache.occupancyLimit();
             cache.close();
             throw new IllegalStateException("expected " + START_HOMES + " homes, usage 0, limit "
-                    + START_LIMIT + "; got " + homes + " homes, usage " + usage + ", limit " + limit);
+                    + START_LIMIT + "; got " + homes + " homes, usage " + usage + ", limit "
+                    + limit);
         }
         return cache;
     }
@@ -159,7 +165,7 @@ final class AutoHccTiny {
     }
 
     /** Inserts and labels the result: INSERTED, REFUSED or the failure. */
-    static String insertLabel(Cache cache, int key, Priority priority) {
+    static String insertOutcome(Cache cache, int key, Priority priority) {
         try {
             return insert(cache, key, priority) ? "INSERTED" : "REFUSED";
         } catch (RuntimeException | Error e) {
@@ -173,6 +179,15 @@ final class AutoHccTiny {
 
     static boolean erase(Cache cache, int key) {
         return cache.erase(KEY0[key], KEY1[key]);
+    }
+
+    /** An erase as an outcome: {@code ERASED}, {@code NOT_FOUND} or the exception it threw. */
+    static String eraseOutcome(Cache cache, int key) {
+        try {
+            return erase(cache, key) ? "ERASED" : "NOT_FOUND";
+        } catch (RuntimeException | Error e) {
+            return failure(e);
+        }
     }
 
     /**
@@ -327,23 +342,5 @@ final class AutoHccTiny {
             checks = failure(e);
         }
         return problems(checks, drainAndClose(cache, keys));
-    }
-
-    /** An arbiter's checks, returning OK or problem labels. */
-    interface Check {
-        String run();
-    }
-
-    static String failure(Throwable t) {
-        return Tiny.failure(t);
-    }
-
-    static String close(Cache cache) {
-        return Tiny.close(cache);
-    }
-
-    /** Joins non-OK parts with ';', or returns {@code OK}. */
-    static String problems(String... parts) {
-        return Tiny.problems(parts);
     }
 }

@@ -1,18 +1,37 @@
 package dev.clockwork.stress;
 
+import static dev.clockwork.stress.Outcomes.close;
+import static dev.clockwork.stress.Outcomes.failure;
+import static dev.clockwork.stress.Outcomes.problems;
+import static dev.clockwork.stress.VersionedKeys.A;
+import static dev.clockwork.stress.VersionedKeys.CHARGE;
+import static dev.clockwork.stress.VersionedKeys.F1;
+import static dev.clockwork.stress.VersionedKeys.F2;
+import static dev.clockwork.stress.VersionedKeys.F3;
+import static dev.clockwork.stress.VersionedKeys.K1;
+import static dev.clockwork.stress.VersionedKeys.K2;
+import static dev.clockwork.stress.VersionedKeys.K3;
+import static dev.clockwork.stress.VersionedKeys.P;
+import static dev.clockwork.stress.VersionedKeys.erase;
+import static dev.clockwork.stress.VersionedKeys.insert;
+import static dev.clockwork.stress.VersionedKeys.label;
+import static dev.clockwork.stress.VersionedKeys.peek;
+
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.offheap.LruCache;
+import dev.clockwork.stress.Outcomes.Check;
 
 /**
- * Shared pieces of the {@code Lru*} stress tests: tiny {@link LruCache}s and checks that turn
- * what a thread saw into short outcome labels (the LRU counterpart of {@link Tiny}, whose keys
- * and self-describing 24-byte values these tests use: {@link Tiny#read} names the key and
- * version whose bytes a handle holds).
+ * Tiny {@link LruCache}s for the stress tests, for the keys of {@link VersionedKeys}
+ * ({@link VersionedKeys#read} names the key and version whose bytes a handle holds), and the
+ * checks an arbiter makes of them (the LRU counterpart of {@link FixedFixture}, with the same
+ * method names).
  *
  * <h2>Sizes</h2>
  * One shard, no metadata charge ({@code chargeMetadata(false)}: usage is exactly
- * {@link #CHARGE} per entry, referenced or not), capacity a few entries: {@link #ROOM_2} or
+ * {@link VersionedKeys#CHARGE} per entry, referenced or not), capacity a few entries:
+ * {@link #ROOM_2} or
  * {@link #ROOM_3}. The pool ratios are each test's own; {@link #HIGH_RATIO} 0.5 and
  * {@link #LOW_RATIO} 0.0 (RocksDB's defaults) unless a test says otherwise. All state lives under
  * the shard's one monitor, so every operation is atomic with respect to the others: the tests
@@ -27,9 +46,8 @@ import dev.clockwork.offheap.LruCache;
  * <h2>Labels</h2>
  * Outcome strings use {@code [A-Z0-9_;]} only (jcstress joins result fields with ", ").
  */
-final class LruTiny {
-    static final long CHARGE = Tiny.CHARGE;
-    /** Room for exactly 2 entries: the 3rd insert must evict. */
+final class LruFixture {
+        /** Room for exactly 2 entries: the 3rd insert must evict. */
     static final long ROOM_2 = 2 * CHARGE;
     /** Room for exactly 3 entries. */
     static final long ROOM_3 = 3 * CHARGE;
@@ -38,24 +56,24 @@ final class LruTiny {
 
     /** The keys {@link #drainAndClose} erases, inserts and erases again. */
     private static final int[] ALL_KEYS =
-            {Tiny.A, Tiny.P, Tiny.K1, Tiny.K2, Tiny.K3, Tiny.F1, Tiny.F2, Tiny.F3};
+            {A, P, K1, K2, K3, F1, F2, F3};
     private static final Priority[] PRIORITIES = {Priority.HIGH, Priority.LOW, Priority.BOTTOM};
 
-    private LruTiny() {
+    private LruFixture() {
     }
 
     /** A one-shard LRU cache with the default test ratios. */
-    static LruCache cache(long capacity) {
-        return cache(capacity, HIGH_RATIO, LOW_RATIO);
+    static LruCache newCache(long room) {
+        return newCache(room, HIGH_RATIO, LOW_RATIO);
     }
 
     /**
      * A one-shard LRU cache without metadata charge. Throws if it does not start empty with one
      * shard, so that the tests' arithmetic holds.
      */
-    static LruCache cache(long capacity, double highRatio, double lowRatio) {
+    static LruCache newCache(long room, double highRatio, double lowRatio) {
         LruCache cache = LruCache.builder()
-                .capacity(capacity)
+                .capacity(room)
                 .numShardBits(0)
                 .highPriPoolRatio(highRatio)
                 .lowPriPoolRatio(lowRatio)
@@ -74,42 +92,11 @@ final class LruTiny {
     /** Inserts version 0 of each key in the given order; throws if any is refused (set-up). */
     static void fill(LruCache cache, Priority priority, int... keys) {
         for (int key : keys) {
-            if (!Tiny.insert(cache, key, 0, priority)) {
-                throw new IllegalStateException("set-up insert of " + Tiny.label(key, 0)
+            if (!insert(cache, key, 0, priority)) {
+                throw new IllegalStateException("set-up insert of " + label(key, 0)
                         + " refused");
             }
         }
-    }
-
-    /**
-     * Looks up {@code key}, reads its value and releases: "MISS", "HIT" (version 0 of the key),
-     * "HIT_" + the label of other bytes, with "_FREED" appended if the release freed the entry;
-     * or the failure's name.
-     */
-    static String lookupReadRelease(LruCache cache, int key) {
-        try {
-            long h = Tiny.lookup(cache, key);
-            if (h == Cache.MISS) {
-                return "MISS";
-            }
-            String seen = Tiny.read(cache, h);
-            boolean freed = cache.release(h);
-            return (seen.equals(Tiny.label(key, 0)) ? "HIT" : "HIT_" + seen)
-                    + (freed ? "_FREED" : "");
-        } catch (RuntimeException | Error e) {
-            return failure(e);
-        }
-    }
-
-    /** What a lookup of {@code key} finds now: the bytes' label, or null on a miss. */
-    static String peek(Cache cache, int key) {
-        long h = Tiny.lookup(cache, key);
-        if (h == Cache.MISS) {
-            return null;
-        }
-        String seen = Tiny.read(cache, h);
-        cache.release(h);
-        return seen;
     }
 
     /**
@@ -118,25 +105,13 @@ final class LruTiny {
      */
     static String presence(Cache cache, int key) {
         String seen = peek(cache, key);
-        return seen == null ? "GONE" : seen.equals(Tiny.label(key, 0)) ? "PRESENT" : "READS_" + seen;
+        return seen == null ? "GONE" : seen.equals(label(key, 0)) ? "PRESENT" : "READS_" + seen;
     }
 
     /** Version 0 of {@code key} must be findable: OK, or e.g. {@code P_GONE}, {@code P_READS_x}. */
     static String present(Cache cache, int key) {
         String p = presence(cache, key);
-        return p.equals("PRESENT") ? "OK" : Tiny.label(key, 0).replace("_V0", "") + "_" + p;
-    }
-
-    /** Releases a handle and labels the result: FREED, KEPT, or the failure's name. */
-    static String release(Cache cache, long handle, boolean eraseIfLastRef) {
-        try {
-            if (handle == Cache.MISS) {
-                return "SETUP_MISS";
-            }
-            return cache.release(handle, eraseIfLastRef) ? "FREED" : "KEPT";
-        } catch (RuntimeException | Error e) {
-            return failure(e);
-        }
+        return p.equals("PRESENT") ? "OK" : label(key, 0).replace("_V0", "") + "_" + p;
     }
 
     /** The pools' unreferenced entries: {@code H<n>L<n>B<n>} (or the raw bytes if not whole). */
@@ -149,7 +124,8 @@ final class LruTiny {
     }
 
     /**
-     * Accounting with no handle held: usage is {@link #CHARGE} per entry and within capacity,
+     * Accounting with no handle held: usage is {@link VersionedKeys#CHARGE} per entry and within
+     * capacity,
      * nothing is pinned (by {@code pinnedUsage()} and by the pools' view), the pools hold all of
      * the usage, and the high and low pools are within their shares of capacity. With
      * {@code expectedEntries >= 0} the entry count must match too.
@@ -191,16 +167,16 @@ final class LruTiny {
         String drained;
         try {
             for (int key : ALL_KEYS) {
-                Tiny.erase(cache, key);
+                erase(cache, key);
             }
             int refused = 0;
             for (int i = 2; i < ALL_KEYS.length; i++) {
-                if (!Tiny.insert(cache, ALL_KEYS[i], 0, PRIORITIES[i % PRIORITIES.length])) {
+                if (!insert(cache, ALL_KEYS[i], 0, PRIORITIES[i % PRIORITIES.length])) {
                     refused++;
                 }
             }
             for (int key : ALL_KEYS) {
-                Tiny.erase(cache, key);
+                erase(cache, key);
             }
             long usage = cache.usage();
             long entries = cache.entryCount();
@@ -215,7 +191,7 @@ final class LruTiny {
     }
 
     /** Runs the checks, then {@link #drainAndClose}, catching failures: OK or the problems. */
-    static String checkDrainClose(LruCache cache, AutoHccTiny.Check check) {
+    static String checkDrainClose(LruCache cache, Check check) {
         String checks;
         try {
             checks = check.run();
@@ -223,18 +199,5 @@ final class LruTiny {
             checks = failure(e);
         }
         return problems(checks, drainAndClose(cache));
-    }
-
-    static String failure(Throwable t) {
-        return Tiny.failure(t);
-    }
-
-    static String close(Cache cache) {
-        return Tiny.close(cache);
-    }
-
-    /** Joins non-OK parts with ';', or returns {@code OK}. */
-    static String problems(String... parts) {
-        return Tiny.problems(parts);
     }
 }
