@@ -46,9 +46,7 @@ class PackageDependencyTest {
                     .forEach(f -> offences.addAll(offencesIn(f, apiClasses)));
         }
         assertTrue(offences.isEmpty(), "internal files that import or name a class of the API"
-                + " package (known until the clock/ restructuring merges: clock/ClockShard,"
-                + " clock/ClockProtocol, clock/SlotLayout, clock/StandaloneEntries):\n"
-                + String.join("\n", offences));
+                + " package:\n" + String.join("\n", offences));
     }
 
     /** The top-level classes of the package in {@code dir} (its own files, not subpackages'). */
