@@ -1,5 +1,7 @@
 package dev.clockwork.bench;
 
+import dev.clockwork.offheap.memory.NativeAllocator;
+import dev.clockwork.offheap.memory.ValueSlabs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -16,13 +18,11 @@ import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
-import dev.clockwork.offheap.memory.NativeAllocator;
-import dev.clockwork.offheap.memory.ValueSlabs;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * One native allocation and its release per call, {@code size} bytes, nothing written to the

@@ -8,6 +8,7 @@ import dev.clockwork.offheap.AutoHyperClockCache;
 import dev.clockwork.offheap.HyperClockCache;
 import dev.clockwork.offheap.LruCache;
 import dev.clockwork.offheap.ShardedCache;
+import java.io.Closeable;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -320,7 +321,7 @@ abstract class BenchPeer implements AutoCloseable {
             closeQuietly(ohc);
         }
 
-        private static void closeQuietly(java.io.Closeable c) {
+        private static void closeQuietly(Closeable c) {
             try {
                 c.close();
             } catch (IOException e) {

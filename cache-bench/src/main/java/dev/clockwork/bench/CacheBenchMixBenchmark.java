@@ -1,5 +1,6 @@
 package dev.clockwork.bench;
 
+import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.key.DbId;
 import dev.clockwork.cache.key.FileCacheKey;
@@ -185,7 +186,7 @@ public class CacheBenchMixBenchmark {
         /** Keeps a handle, releasing the oldest once the thread holds its share. */
         void pin(ShardedCache cache, long handle) {
             if (pinned.length == 0) {
-                if (handle != dev.clockwork.cache.Cache.MISS) {
+                if (handle != Cache.MISS) {
                     cache.release(handle);
                 }
                 return;
@@ -193,7 +194,7 @@ public class CacheBenchMixBenchmark {
             long oldest = pinned[pinnedNext];
             pinned[pinnedNext] = handle;
             pinnedNext = pinnedNext + 1 == pinned.length ? 0 : pinnedNext + 1;
-            if (oldest != dev.clockwork.cache.Cache.MISS) {
+            if (oldest != Cache.MISS) {
                 cache.release(oldest);
             }
         }
@@ -260,7 +261,7 @@ public class CacheBenchMixBenchmark {
         if (op < LOOKUP_INSERT) {
             long h = cache.lookup(k0, k1);
             long result;
-            if (h != dev.clockwork.cache.Cache.MISS) {
+            if (h != Cache.MISS) {
                 n.hits++;
                 result = cache.value(h).get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
             } else {
@@ -278,7 +279,7 @@ public class CacheBenchMixBenchmark {
             return cache.insert(k0, k1, w.valueFor(key), 0, len, len, Priority.LOW) ? 1 : 0;
         } else if (op < LOOKUP) {
             long h = cache.lookup(k0, k1);
-            if (h == dev.clockwork.cache.Cache.MISS) {
+            if (h == Cache.MISS) {
                 n.misses++;
                 return 0;
             }

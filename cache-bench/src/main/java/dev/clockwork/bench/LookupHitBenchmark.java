@@ -129,7 +129,8 @@ public class LookupHitBenchmark {
                 }
             }
             if (cache instanceof HyperClockCache hcc) {
-                System.out.printf("%nclockwork %s: capacity %d B, %d shard(s), %d slots (load %.2f)%n",
+                System.out.printf("%nclockwork %s: capacity %d B, %d shard(s), %d slots (load "
+                        + "%.2f)%n",
                         table, hcc.capacity(), hcc.numShards(), hcc.tableSlots(),
                         (double) n / hcc.tableSlots());
             } else if (cache instanceof LruCache lru) {

@@ -299,7 +299,8 @@ public class LruPoolsBenchmark {
         return hit(c.cache, cursor);
     }
 
-    // ------------------------------------------------------------------ mix: lookup / insert / erase
+    // ------------------------------------------------------------------ mix: lookup / insert /
+    // erase
 
     @Benchmark
     @Threads(1)

@@ -12,6 +12,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -82,7 +83,7 @@ public final class MemoryPerEntry {
         }
         if (out != null) {
             Files.write(Path.of(out), lines, StandardCharsets.UTF_8,
-                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
         }
         System.err.println();
         System.err.println("| cache | resident | heap B/entry | RSS B/entry | all-in B/entry"

@@ -26,7 +26,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>{@code entries} keys are resident (checked at setup), with the builders' defaults (Clockwork
  * counts hits and misses). Capacity is twice what they need, so nothing is evicted (Caffeine's is
  * exactly what they need: see {@link #capacity}); the fixed
- * table, whose slot count follows its capacity, is sized for the entries instead (load ~0.7). Hits draw from a precomputed uniform sequence over the resident keys;
+ * table, whose slot count follows its capacity, is sized for the entries instead (load ~0.7). Hits
+ * draw from a precomputed uniform sequence over the resident keys;
  * misses from the same sequence shifted past them. {@code _1t}/{@code _2t} run 1 and 2 threads
  * on one cache; JMH's {@code -t N} runs any method with N. Each parameter combination runs in a
  * fork of its own.

@@ -7,7 +7,8 @@ import java.lang.foreign.MemorySegment;
  *
  * <h2>Keys</h2>
  * A key is 16 bytes given as two {@code long}s, e.g. a block's file number and offset, or a
- * 128-bit hash of an arbitrary key ({@link dev.clockwork.cache.hash.Murmur3}). The cache never looks at key bytes beyond
+ * 128-bit hash of an arbitrary key ({@link dev.clockwork.cache.hash.Murmur3}). The cache never
+ * looks at key bytes beyond
  * these 128 bits, so two keys are the same entry exactly when both longs are equal.
  *
  * <h2>Handles</h2>
@@ -44,11 +45,13 @@ import java.lang.foreign.MemorySegment;
  * {@link #value} view, however, is only as good as the reference behind it: read after the entry
  * is freed it may show another entry's bytes or zeros (the caches in
  * {@code dev.clockwork.offheap} keep value memory mapped until close, so it does not fault; a
- * read-after-release is the caller's bug; see docs/correctness.md). In HyperClock caches one more window exists for a
+ * read-after-release is the caller's bug; see docs/correctness.md). In HyperClock caches one more
+ * window exists for a
  * release through a stale handle: if, between its check and its compare-and-set of the slot's
  * word (nanoseconds), the entry is freed and new entries published in the slot until one has a
  * word equal in every bit (counters, state and 9 bits of its stamp, which come back only every
- * 512th entry of a slot), the release lands on that entry, with the consequence above. {@code CheckedCache} tracks each
+ * 512th entry of a slot), the release lands on that entry, with the consequence above. {@code
+ * CheckedCache} tracks each
  * pin and refuses all of these, for tests and debugging.
  *
  * <h2>Values and charges</h2>
@@ -189,7 +192,8 @@ public interface Cache extends AutoCloseable {
      * @param priority how hard to try to keep the entry
      * @return a handle that pins the new entry, to be released once; or {@link #MISS} if the
      *     insert was refused
-     * @throws IllegalArgumentException as {@link #insert(long, long, MemorySegment, long, Priority)}
+     * @throws IllegalArgumentException as {@link #insert(long, long, MemorySegment, long,
+     * Priority)}
      * @throws NullPointerException if {@code value} or {@code priority} is null
      */
     long insertPinned(long key0, long key1, MemorySegment value, long charge, Priority priority);
@@ -208,7 +212,8 @@ public interface Cache extends AutoCloseable {
      *     insert was refused
      * @throws IndexOutOfBoundsException if {@code [offset, offset + length)} is not inside
      *     {@code value}
-     * @throws IllegalArgumentException as {@link #insert(long, long, MemorySegment, long, Priority)}
+     * @throws IllegalArgumentException as {@link #insert(long, long, MemorySegment, long,
+     * Priority)}
      * @throws NullPointerException if {@code value} or {@code priority} is null
      */
     long insertPinned(long key0, long key1, byte[] value, int offset, int length, long charge,

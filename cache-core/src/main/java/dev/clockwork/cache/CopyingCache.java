@@ -1,7 +1,6 @@
 package dev.clockwork.cache;
 
 import dev.clockwork.cache.hash.Murmur3;
-
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -23,7 +22,8 @@ import java.lang.foreign.MemorySegment;
  * <h2>Costs</h2>
  * Hashing uses a two-{@code long} scratch array per thread, so a call allocates nothing beyond
  * the {@code byte[]} that {@link #get(byte[])} returns. Copies into a caller's buffer are
- * {@link Cache#get}, which on the HyperClock caches takes no reference at all; {@link #get(byte[])},
+ * {@link Cache#get}, which on the HyperClock caches takes no reference at all; {@link
+ * #get(byte[])},
  * which must learn the size first, pins the entry while it copies and releases it in a
  * {@code finally} block.
  *

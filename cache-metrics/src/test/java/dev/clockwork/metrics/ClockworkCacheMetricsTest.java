@@ -77,7 +77,8 @@ class ClockworkCacheMetricsTest {
 
     private static final Set<String> COMMON = Set.of("cache.size", "cache.gets{result=hit}",
             "cache.gets{result=miss}", "cache.puts", "cache.evictions", "cache.eviction.weight",
-            "cache.usage", "cache.pinned.usage", "cache.capacity", "cache.rejects{cause=memory_limit}",
+            "cache.usage", "cache.pinned.usage", "cache.capacity",
+                    "cache.rejects{cause=memory_limit}",
             "cache.rejects{cause=admission}", "cache.eviction.effort.exceeded");
 
     private static Set<String> withTable() {

@@ -1,7 +1,8 @@
 package dev.clockwork.offheap;
 
 /**
- * Chain statistics of an {@link AutoHyperClockCache}, from {@link AutoHyperClockCache#chainReport()}.
+ * Chain statistics of an {@link AutoHyperClockCache}, from {@link
+ * AutoHyperClockCache#chainReport()}.
  *
  * @param homes homes (chain heads) in use in all tables: the tables' current length
  * @param nonEmptyHeads homes whose chain has at least one entry

@@ -7,6 +7,7 @@ import dev.clockwork.offheap.clock.FixedClockTable;
 import dev.clockwork.offheap.clock.SlotLayout;
 import dev.clockwork.offheap.context.CacheContext;
 import dev.clockwork.offheap.context.CloseGate;
+import java.util.Locale;
 
 /**
  * HyperClockCache over fixed-size open-addressing tables ({@link FixedClockTable}), sized once
@@ -108,7 +109,7 @@ public final class FixedHyperClockCache extends HyperClockCache {
             if (lostPortion <= 0.01) {
                 return null;
             }
-            return String.format(java.util.Locale.ROOT,
+            return String.format(Locale.ROOT,
                     "FixedHyperClockCache: about %.1f%% of the capacity cannot be used because"
                             + " %d/%d shards have run out of slots (estimatedEntryCharge is too"
                             + " high). Recommend estimatedEntryCharge=%d",
@@ -116,7 +117,7 @@ public final class FixedHyperClockCache extends HyperClockCache {
         }
         if (averageLoadFactor < lowLoadFactor && maxLoadFactor < lowLoadFactor
                 && averageLoadFactor < lowLoadFactor / 1.414) {
-            return String.format(java.util.Locale.ROOT,
+            return String.format(Locale.ROOT,
                     "FixedHyperClockCache: the table is sparsely occupied at full capacity; a"
                             + " larger estimatedEntryCharge (about %.1fx) should perform better."
                             + " Recommend estimatedEntryCharge=%d",

@@ -2,7 +2,6 @@ package dev.clockwork.offheap;
 
 import dev.clockwork.offheap.memory.NativeAllocator;
 
-
 /**
  * What every Clockwork cache in this process holds in native memory, for monitoring and for
  * tests that check a closed cache returned every byte.

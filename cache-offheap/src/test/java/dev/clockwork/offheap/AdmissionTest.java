@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.admission.Admission;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -159,7 +160,7 @@ class AdmissionTest {
     }
 
     /** A new value for a present key is never refused, even by a policy that keeps every victim. */
-    @org.junit.jupiter.api.Test
+    @Test
     void theLruNeverRefusesANewValueForAPresentKey() {
         try (Cache cache = cache(CacheKind.LRU, KEEP_EVERY_VICTIM)) {
             for (long k = 0; k < ENTRIES; k++) {

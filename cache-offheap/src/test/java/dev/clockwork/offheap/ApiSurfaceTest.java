@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What the caches' common base class offers users beyond {@link Cache}: the shard count, the id
- * its JFR events carry and the evicted charge, read-only figures that take no argument. Its internals take raw native addresses and trust them (handing an entry to a visitor,
+ * its JFR events carry and the evicted charge, read-only figures that take no argument. Its
+ * internals take raw native addresses and trust them (handing an entry to a visitor,
  * for one); a public method there would let any caller read arbitrary memory, so a new public or
  * protected method fails here until it is meant as API.
  */

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
-import dev.clockwork.offheap.clock.AutoClockTable;
 import dev.clockwork.offheap.clock.ClockShard;
 import java.time.Duration;
 import java.util.ArrayList;

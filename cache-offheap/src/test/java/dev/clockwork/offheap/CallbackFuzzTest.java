@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -304,7 +305,7 @@ class CallbackFuzzTest {
                     .append(ownReachedCaller.sum()).append(" callbacks' exceptions reached the"
                     + " caller, ").append(refusedCalls.sum()).append(" calls refused; ")
                     .append(policy.thrown.sum()).append(" thrown by the policy; calls back:");
-            new java.util.TreeMap<>(callBacks).forEach((k, v) -> sb.append("\n    ").append(k)
+            new TreeMap<>(callBacks).forEach((k, v) -> sb.append("\n    ").append(k)
                     .append(": ").append(v.sum()));
             return sb.toString();
         }

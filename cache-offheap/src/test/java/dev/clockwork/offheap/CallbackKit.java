@@ -6,6 +6,8 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.hash.KeyHash;
 import dev.clockwork.offheap.clock.SlotLayout;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.DoubleSupplier;
 import java.util.function.LongConsumer;
 
@@ -162,8 +164,8 @@ final class CallbackKit {
         volatile LongConsumer onAccess = hash -> { };
         volatile LongConsumer onInsert = charge -> { };
         volatile DoubleSupplier windowShare = () -> 0;
-        final java.util.concurrent.atomic.AtomicLong admitCalls =
-                new java.util.concurrent.atomic.AtomicLong();
+        final AtomicLong admitCalls =
+                new AtomicLong();
 
         @Override
         public void recordAccess(long keyHash, boolean hit) {
@@ -209,7 +211,7 @@ final class CallbackKit {
         }, what);
         thread.setDaemon(true);
         thread.start();
-        thread.join(java.util.concurrent.TimeUnit.SECONDS.toMillis(seconds));
+        thread.join(TimeUnit.SECONDS.toMillis(seconds));
         if (thread.isAlive()) {
             throw new AssertionError("HANG: " + what + " still runs after " + seconds + " s: "
                     + stackOf(thread));

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.CheckedCache;
 import dev.clockwork.cache.Priority;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -74,7 +75,7 @@ class CheckedCacheTest {
         assertThrows(IllegalStateException.class, () -> checked.value(a));
         assertThrows(IllegalStateException.class, () -> checked.ref(a));
         assertEquals(pinned, checked.pinnedUsage(), "b keeps its reference");
-        assertArrayEquals(VALUE, checked.value(b).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        assertArrayEquals(VALUE, checked.value(b).toArray(ValueLayout.JAVA_BYTE));
         assertEquals(1, checked.outstandingPins());
         assertFalse(checked.release(b));
         assertEquals(0, checked.pinnedUsage());

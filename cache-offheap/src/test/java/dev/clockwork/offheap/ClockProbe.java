@@ -67,7 +67,9 @@ public final class ClockProbe {
         ClockSteps.giveBack(table(cache, handle), slot(cache, handle), stamp);
     }
 
-    /** Takes one reference off the slot's word and nothing more; whether it was {@code expected}. */
+    /**
+     * Takes one reference off the slot's word and nothing more; whether it was {@code expected}.
+     */
     public static boolean dropReferenceOnly(HyperClockCache cache, long handle, long expected) {
         return ClockSteps.dropReferenceOnly(table(cache, handle), slot(cache, handle), expected);
     }

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.admission.Admission;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.Pipe;
@@ -253,7 +254,7 @@ class CloseVsIoTest {
                     pipe.sink().write(buffer);
                 }
             } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                throw new UncheckedIOException(e);
             }
             writeDone.set(true);
         }

@@ -15,6 +15,7 @@ import dev.clockwork.offheap.clock.ClockSteps;
 import dev.clockwork.offheap.clock.FixedClockTable;
 import dev.clockwork.offheap.clock.SlotLayout;
 import dev.clockwork.offheap.shard.ShardSizing;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -85,7 +86,7 @@ class FixedHyperClockCacheTest {
         assertEquals(100, cache.copyValue(h, copy, 20));
         assertEquals(value[99], copy[119]);
         assertTrue(cache.value(h).isReadOnly());
-        try (var arena = java.lang.foreign.Arena.ofConfined()) {
+        try (var arena = Arena.ofConfined()) {
             MemorySegment dst = arena.allocate(110);
             assertEquals(100, cache.copyValue(h, dst, 10));
             assertArrayEquals(value, dst.asSlice(10, 100).toArray(ValueLayout.JAVA_BYTE));

@@ -14,10 +14,12 @@ import dev.clockwork.cache.Priority;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -318,7 +320,7 @@ class ForEachEntryTest {
             try {
                 barrier.await();
                 while (!done.get() && failure.get() == null) {
-                    java.util.Arrays.fill(counts, 0);
+                    Arrays.fill(counts, 0);
                     cache.forEachEntry((k0, k1, value, charge) -> {
                         long k = ~k1;
                         if (k0 != key0(k)) {
@@ -479,7 +481,7 @@ class ForEachEntryTest {
                 insert(cache, k, 0);
             }
             var failure = new AtomicReference<Throwable>();
-            var started = new java.util.concurrent.CountDownLatch(1);
+            var started = new CountDownLatch(1);
             int perLock = 1 + (int) (k0Hash(round) & 63);
             Thread visitor = new Thread(() -> {
                 try {

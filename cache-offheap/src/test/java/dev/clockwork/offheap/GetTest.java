@@ -13,6 +13,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -59,7 +60,7 @@ class GetTest {
             assertTrue(cache.insert(7, 70, v, 0, v.length, 100, Priority.LOW));
             byte[] dst = new byte[120];
             assertEquals(100, cache.get(7, 70, dst, 20));
-            assertArrayEquals(v, java.util.Arrays.copyOfRange(dst, 20, 120));
+            assertArrayEquals(v, Arrays.copyOfRange(dst, 20, 120));
             assertEquals(Cache.ABSENT, cache.get(8, 70, dst, 0));
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment seg = arena.allocate(128);
@@ -159,7 +160,7 @@ class GetTest {
                         }
                         long version = MemorySegment.ofArray(dst)
                                 .get(ValueLayout.JAVA_LONG_UNALIGNED, 8);
-                        if (n != length || !java.util.Arrays.equals(dst,
+                        if (n != length || !Arrays.equals(dst,
                                 versioned(key, version, length))) {
                             failure.compareAndSet(null, "key " + key + ": read " + n
                                     + " bytes naming key " + MemorySegment.ofArray(dst)

@@ -1,5 +1,6 @@
 package dev.clockwork.offheap;
 
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -151,7 +152,7 @@ final class LockstepRace implements AutoCloseable {
             if (t.isAlive()) {
                 throw new AssertionError("HANG: " + t.getName() + " did not finish within "
                         + seconds + " s (stuck in the cache?); its stack: "
-                        + java.util.Arrays.toString(t.getStackTrace()));
+                        + Arrays.toString(t.getStackTrace()));
             }
         }
         Throwable t = first.get();

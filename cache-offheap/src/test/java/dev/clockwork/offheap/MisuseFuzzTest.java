@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import dev.clockwork.cache.Cache;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -212,7 +213,7 @@ class MisuseFuzzTest {
                     stop = true;
                     throw new AssertionError(where() + ": HANG, " + t.getName() + " still runs "
                             + HANG_SECONDS + " s after the deadline (cache left open): "
-                            + java.util.Arrays.toString(t.getStackTrace()));
+                            + Arrays.toString(t.getStackTrace()));
                 }
             }
             Throwable failed = failure.get();

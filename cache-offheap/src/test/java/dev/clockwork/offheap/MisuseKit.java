@@ -5,6 +5,8 @@ import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.admission.Admission;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+import java.util.function.ToIntFunction;
 
 /**
  * Shared pieces of {@link MisuseFuzzTest} and {@link MisuseRaceTest} (the misuse contract: no
@@ -170,8 +172,8 @@ final class MisuseKit {
      *
      * @throws AssertionError if the weights do not add up to 100
      */
-    static <E> E[] byPercent(E[] values, java.util.function.ToIntFunction<E> weight) {
-        E[] table = java.util.Arrays.copyOf(values, 100);
+    static <E> E[] byPercent(E[] values, ToIntFunction<E> weight) {
+        E[] table = Arrays.copyOf(values, 100);
         int i = 0;
         for (E value : values) {
             for (int w = weight.applyAsInt(value); w > 0; w--) {

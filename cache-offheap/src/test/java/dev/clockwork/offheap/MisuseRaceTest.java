@@ -14,6 +14,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -320,7 +321,7 @@ class MisuseRaceTest {
             }
         };
         LockstepRace.together(LockstepRace.HANG_SECONDS, misuser, reader, replacer);
-        Set<Long> unexcused = new java.util.TreeSet<>(refusedHeld);
+        Set<Long> unexcused = new TreeSet<>(refusedHeld);
         unexcused.removeAll(stolen);
         assertTrue(unexcused.isEmpty(), "calls through held handles refused on versions "
                 + unexcused + " of which no double release was accepted");

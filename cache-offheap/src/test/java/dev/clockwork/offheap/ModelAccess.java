@@ -100,7 +100,9 @@ public final class ModelAccess {
         return lruShards((LruCache) cache).length;
     }
 
-    /** The shard a key belongs to in a cache built with {@code hashSeed} (as the caches pick it). */
+    /**
+     * The shard a key belongs to in a cache built with {@code hashSeed} (as the caches pick it).
+     */
     public static int shardOf(Cache cache, long hashSeed, long key0, long key1) {
         long h0 = KeyHash.hash0(key0, key1, hashSeed);
         return (int) (h0 >>> 32) & (shards(cache) - 1);

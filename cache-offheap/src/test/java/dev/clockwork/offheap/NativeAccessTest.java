@@ -30,7 +30,8 @@ class NativeAccessTest {
         assertTrue(child.waitFor(CHILD_SECONDS, TimeUnit.SECONDS), "child did not finish");
         assertEquals(0, child.exitValue(), output);
         for (String type : List.of("fixed", "auto", "lru")) {
-            assertTrue(output.contains(type + ": IllegalStateException: Clockwork needs native access"
+            assertTrue(output.contains(type
+                    + ": IllegalStateException: Clockwork needs native access"
                     + " (its caches keep their memory off heap through FFM): add"
                     + " --enable-native-access=ALL-UNNAMED to the java command (the library is on"
                     + " the class path)"), output);

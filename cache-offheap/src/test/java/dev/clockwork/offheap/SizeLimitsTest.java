@@ -15,6 +15,8 @@ import dev.clockwork.offheap.clock.SlotLayout;
 import dev.clockwork.offheap.lru.LruRecordLayout;
 import java.math.BigInteger;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.SplittableRandom;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
@@ -72,7 +74,7 @@ class SizeLimitsTest {
         byte[] copy = new byte[VALUE.length];
         cache.copyValue(handle, copy, 0);
         cache.release(handle);
-        return java.util.Arrays.equals(VALUE, copy);
+        return Arrays.equals(VALUE, copy);
     }
 
     /** Table metadata charged to usage: what usage may hold beyond the entries' charges. */
@@ -180,7 +182,7 @@ class SizeLimitsTest {
 
     @Test
     void fixedCachesAreRefusedAnUnboundedCapacityUnlessTheEstimateKeepsTheTableSmall() {
-        for (Supplier<Cache> maker : java.util.List.<Supplier<Cache>>of(
+        for (Supplier<Cache> maker : List.<Supplier<Cache>>of(
                 () -> FixedHyperClockCache.builder().capacity(Long.MAX_VALUE)
                         .estimatedEntryCharge(8192).build(),
                 () -> HyperClockCache.newBuilder().capacity(Long.MAX_VALUE)

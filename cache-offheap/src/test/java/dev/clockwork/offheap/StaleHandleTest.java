@@ -8,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.offheap.entry.EntryStamp;
 import java.util.Arrays;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import dev.clockwork.offheap.entry.EntryStamp;
 
 /**
  * One slot or record reused millions of times, through the public API: a handle of its first

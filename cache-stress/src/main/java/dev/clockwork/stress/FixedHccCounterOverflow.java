@@ -6,7 +6,6 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 import dev.clockwork.cache.Priority;
 import dev.clockwork.offheap.ClockProbe;
-
 import dev.clockwork.offheap.FixedHyperClockCache;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;

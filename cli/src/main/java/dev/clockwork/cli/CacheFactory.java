@@ -1,11 +1,5 @@
 package dev.clockwork.cli;
 
-import java.util.List;
-import java.util.Map;
-import java.util.OptionalLong;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-
 import dev.clockwork.cache.Cache;
 import dev.clockwork.offheap.AdmissionPolicy;
 import dev.clockwork.offheap.AutoHyperClockCache;
@@ -13,6 +7,11 @@ import dev.clockwork.offheap.CacheOptions;
 import dev.clockwork.offheap.FixedHyperClockCache;
 import dev.clockwork.offheap.HyperClockCache;
 import dev.clockwork.offheap.LruCache;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Builds a cache from cache_bench-style settings, keyed by the {@code -cache_type} name. The names

@@ -6,7 +6,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -135,7 +134,8 @@ public final class GFlags {
     /** A cache_bench flag clockwork does not implement, or {@code -no} and an ignored boolean. */
     private static boolean isIgnoredCacheBenchFlag(String name) {
         return IGNORED_CACHE_BENCH_FLAGS.containsKey(name)
-                || name.startsWith("no") && isBool(IGNORED_CACHE_BENCH_FLAGS.get(name.substring(2)));
+                || name.startsWith("no")
+                && isBool(IGNORED_CACHE_BENCH_FLAGS.get(name.substring(2)));
     }
 
     /**

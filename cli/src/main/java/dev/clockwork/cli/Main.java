@@ -11,11 +11,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine;
 
 /** {@code clockwork}: command-line tools for Clockwork caches. */
 @Command(name = "clockwork",
@@ -136,7 +136,8 @@ public final class Main implements Callable<Integer> {
         }
         CommandLine tool = cl.getSubcommands().get(rest.get(0));
         if (tool == null) {
-            cl.getErr().println("clockwork: " + UsageErrors.unknownTool(rest.get(0), cl.getCommandSpec()));
+            cl.getErr().println("clockwork: " + UsageErrors.unknownTool(rest.get(0),
+                    cl.getCommandSpec()));
             return ExitCodes.USAGE;
         }
         tool.usage(cl.getOut());

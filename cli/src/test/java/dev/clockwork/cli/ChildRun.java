@@ -29,8 +29,10 @@ public final class ChildRun {
         command.addAll(List.of(args));
         process = new ProcessBuilder(command).start();
         process.getOutputStream().close();
-        outReader = Thread.ofPlatform().daemon().start(() -> collect(process.getInputStream(), out));
-        errReader = Thread.ofPlatform().daemon().start(() -> collect(process.getErrorStream(), err));
+        outReader = Thread.ofPlatform().daemon().start(() -> collect(process.getInputStream(),
+                out));
+        errReader = Thread.ofPlatform().daemon().start(() -> collect(process.getErrorStream(),
+                err));
     }
 
     private static void collect(InputStream in, List<String> lines) {

@@ -3,11 +3,11 @@ package dev.clockwork.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.clockwork.cli.common.Failures;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.concurrent.Callable;
-
-import dev.clockwork.cli.common.Failures;
+import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -96,7 +96,7 @@ class FailuresTest {
 
     @Test
     void wrappersAreSeenThrough() {
-        Object[] r = explode(new java.util.concurrent.ExecutionException(
+        Object[] r = explode(new ExecutionException(
                 new OutOfMemoryError("Direct buffer memory")));
         assertEquals(2, r[0]);
         assertTrue(oneLine(r).contains("out of memory (Direct buffer memory;"), (String) r[1]);

@@ -82,7 +82,8 @@ class UsageErrorsTest {
         assertEquals("clockwork bench: -threads: 'abc' is not a valid uint32",
                 refused("bench", "-threads=abc"));
         assertEquals("clockwork soak: -duration: '5 weeks' is not a duration (seconds, or a"
-                + " number with a unit: 500ms, 30s, 10m, 1h)", refused("soak", "-duration=5 weeks"));
+                + " number with a unit: 500ms, 30s, 10m, 1h)", refused("soak",
+                "-duration=5 weeks"));
         assertEquals("clockwork bench: -num_shard_bits must be in [-1, 16], was 99",
                 refused("bench", "-num_shard_bits=99"));
     }

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-
 import org.knowm.xchart.CategoryChart;
 
 /**
@@ -72,7 +71,8 @@ final class BenchFigures {
     private static Figure latency(BenchFile file) {
         List<String> labels = RunLabels.full(file.runs());
         List<String> kinds = kinds(file.runs());
-        String title = file.stem() + ": p99 latency per operation in µs (log scale, lower is better)";
+        String title = file.stem()
+                + ": p99 latency per operation in µs (log scale, lower is better)";
         CategoryChart chart = Style.bars(title, "operation", "p99 µs");
         List<Double> all = new ArrayList<>();
         for (int i = 0; i < labels.size(); i++) {

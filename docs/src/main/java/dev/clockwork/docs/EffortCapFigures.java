@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
-
 import org.knowm.xchart.XYChart;
 
 /**
@@ -67,7 +66,8 @@ final class EffortCapFigures {
                         drawn.stream().mapToDouble(EffortCapFigures::cap).toArray(),
                         drawn.stream().mapToDouble(y).toArray());
             }
-            points.forEach(r -> table.row(series, r.flag(FLAG), Fmt.fixed(y.applyAsDouble(r), m.decimals())));
+            points.forEach(r -> table.row(series, r.flag(FLAG), Fmt.fixed(y.applyAsDouble(r),
+                    m.decimals())));
         });
         boolean positive = lines.values().stream().flatMap(List::stream)
                 .allMatch(r -> cap(r) > 0);

@@ -1,7 +1,6 @@
 package dev.clockwork.docs;
 
 import java.util.List;
-
 import org.knowm.xchart.internal.chartpart.Chart;
 
 /**

@@ -1,9 +1,8 @@
 package dev.clockwork.docs;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Map;
 import java.util.TreeMap;
-
-import com.fasterxml.jackson.databind.JsonNode;
 
 /**
  * One element of a JMH {@code -rf json} result file, reduced to what the charts show: which
@@ -52,7 +51,10 @@ record JmhResult(String source, String benchmark, String mode, int threads,
         return owner.substring(owner.lastIndexOf('.') + 1);
     }
 
-    /** The method name without its thread-count part: {@code hit_2t} and {@code hit_1t} give {@code hit}. */
+    /**
+     * The method name without its thread-count part: {@code hit_2t} and {@code hit_1t} give {@code
+     * hit}.
+     */
     String baseMethod() {
         String method = benchmark.substring(benchmark.lastIndexOf('.') + 1);
         return method.replaceAll("_\\d+t(?=_|$)", "");

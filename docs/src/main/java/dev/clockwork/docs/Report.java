@@ -10,12 +10,12 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
-
 import org.knowm.xchart.BitmapEncoder;
 
 /**
  * Writes the figures: each chart as a PNG and all tables, in figure order, into one
- * {@code tables.md} whose headings name the PNG files (or the table, for a table-only figure). Two figures that would share a file name
+ * {@code tables.md} whose headings name the PNG files (or the table, for a table-only figure). Two
+ * figures that would share a file name
  * get {@code -2}, {@code -3} suffixes (with a note) instead of overwriting each other.
  */
 final class Report {

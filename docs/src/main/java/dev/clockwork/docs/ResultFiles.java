@@ -1,5 +1,6 @@
 package dev.clockwork.docs;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -13,8 +14,6 @@ import java.util.TreeMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Stream;
-
-import com.fasterxml.jackson.databind.JsonNode;
 
 /**
  * Finds and reads the result files under a directory: {@code *.json} files that are JMH result

@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
-
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategorySeries;
 import org.knowm.xchart.XYChart;
@@ -75,7 +74,8 @@ final class ScaleFigures {
 
     /** One thread count: a line per entry, throughput against capacity. */
     private static Figure throughput(ScaleFile file, int threads, List<ScaleRun> runs) {
-        String title = file.stem() + ": throughput, " + threads(threads) + ", in M ops/s (higher is better)";
+        String title = file.stem() + ": throughput, " + threads(threads)
+                + ", in M ops/s (higher is better)";
         XYChart chart = Style.lines(title, "capacity GiB", "M ops/s");
         Table table = new Table("entry", "capacity", "M ops/s");
         List<String> entries = ScaleEntries.inOrder(file.runs());
@@ -91,7 +91,8 @@ final class ScaleFigures {
                     points.stream().mapToDouble(r -> r.opsPerSec() / 1e6).toArray());
             series.setMarker(SeriesMarkers.CIRCLE);
             colour(series, entries.indexOf(entry));
-            points.forEach(r -> table.row(entry, r.capacity(" "), Fmt.fixed(r.opsPerSec() / 1e6, 3)));
+            points.forEach(r -> table.row(entry, r.capacity(" "), Fmt.fixed(r.opsPerSec() / 1e6,
+                    3)));
         }
         Style.fitLegend(chart);
         return new Figure("scale-throughput-" + threads + "t.png", title,

@@ -7,7 +7,6 @@ import java.util.Collection;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.stream.DoubleStream;
-
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategorySeries.CategorySeriesRenderStyle;
 import org.knowm.xchart.XYChart;

@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -60,7 +59,8 @@ class ChartsTest {
     void mainChecksItsArguments() {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         PrintStream errStream = new PrintStream(err, true, StandardCharsets.UTF_8);
-        PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+        PrintStream out = new PrintStream(new ByteArrayOutputStream(), true,
+                StandardCharsets.UTF_8);
 
         assertEquals(2, Charts.run(new String[] {"only-one"}, out, errStream));
         assertTrue(err.toString(StandardCharsets.UTF_8).startsWith("usage: Charts"));

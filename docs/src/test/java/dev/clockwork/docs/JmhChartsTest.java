@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.file.Path;
 import java.util.List;
-
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -74,7 +74,7 @@ class JmhChartsTest {
     @Test
     void namesTheFileAfterClassMethodAndValueSize() {
         JmhResult r = new JmhResult("f.json", "dev.clockwork.bench.LruPoolsBenchmark.hit_2t_pooled",
-                "avgt", 2, java.util.Map.of("valueBytes", "8192"), 1, 0, "us/op", 0, 0, 0, Double.NaN);
+                "avgt", 2, Map.of("valueBytes", "8192"), 1, 0, "us/op", 0, 0, 0, Double.NaN);
         assertEquals("hit_pooled", r.baseMethod());
         assertEquals("jmh-LruPoolsBenchmark-hit_pooled-8192B-avgt.png", JmhFigures.fileName(r));
     }

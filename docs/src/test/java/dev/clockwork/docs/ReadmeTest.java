@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The README's quick start works as pasted: its Java block is saved as {@code QuickStart.java} and
@@ -39,7 +40,7 @@ class ReadmeTest {
     }
 
     @Test
-    void quickStartCompilesAndRunsAsPasted(@org.junit.jupiter.api.io.TempDir Path dir)
+    void quickStartCompilesAndRunsAsPasted(@TempDir Path dir)
             throws Exception {
         String section = quickStartSection(readme());
         Matcher block = JAVA_BLOCK.matcher(section);

@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-
 import javax.imageio.ImageIO;
 
 /** Test helper: renders a fixture directory and keeps what came out (files, notes, tables). */

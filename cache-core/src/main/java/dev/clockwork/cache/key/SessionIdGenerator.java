@@ -2,6 +2,7 @@ package dev.clockwork.cache.key;
 
 import java.security.SecureRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.random.RandomGenerator;
 
 /**
  * Makes {@link SessionId}s as RocksDB's {@code SemiStructuredUniqueIdGen} does: 128 random bits
@@ -28,7 +29,7 @@ public final class SessionIdGenerator {
      * @param random where the 128 bits of the base come from (two {@code nextLong()} calls);
      *     not kept
      */
-    public SessionIdGenerator(java.util.random.RandomGenerator random) {
+    public SessionIdGenerator(RandomGenerator random) {
         this(random.nextLong(), random.nextLong());
     }
 

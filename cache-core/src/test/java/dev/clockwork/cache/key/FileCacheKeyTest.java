@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -70,7 +71,7 @@ class FileCacheKeyTest {
                         FileCacheKey k = FileCacheKey.of(db, id, file);
                         for (long offset = 0; offset < (1L << w[2]); offset++) {
                             assertTrue(seen.add(new Key(k.key0(), k.key1(offset))),
-                                    "split " + java.util.Arrays.toString(w) + ": session "
+                                    "split " + Arrays.toString(w) + ": session "
                                             + session + " file " + file + " offset " + offset);
                         }
                     }
@@ -94,7 +95,8 @@ class FileCacheKeyTest {
             DbId db = new DbId(random.nextLong(), random.nextLong());
             SessionId session = new SessionIdGenerator(random.nextLong(), random.nextLong()).next();
             FileCacheKey k = FileCacheKey.of(db, session, random.nextLong() >>> 20);
-            assertNotEquals(CacheKeys.KEY0, k.key0(), "cache- and process-lifetime keys have key0 0");
+            assertNotEquals(CacheKeys.KEY0, k.key0(),
+                    "cache- and process-lifetime keys have key0 0");
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.clockwork.offheap.admission;
 
+import java.util.Arrays;
+
 /**
  * How often each key was seen lately, approximately: TinyLFU's frequency sketch (Einziger,
  * Friedman, Manes, "TinyLFU: A Highly Efficient Cache Admission Policy", ACM ToS 2017).
@@ -164,7 +166,8 @@ final class FrequencySketch {
         long x = spread(keyHash);
         long least = COUNTER_MAX;
         for (int i = 0; i < 4; i++) {
-            least = Math.min(least, (table[counterIndex(x, i)] >>> counterShift(x, i)) & COUNTER_MAX);
+            least = Math.min(least, (table[counterIndex(x, i)] >>> counterShift(x,
+                    i)) & COUNTER_MAX);
         }
         int a = doorkeeperBit(x);
         int b = doorkeeperBit(x >>> 21);
@@ -178,7 +181,7 @@ final class FrequencySketch {
         for (int i = 0; i < table.length; i++) {
             table[i] = (table[i] >>> 1) & HALVE_MASK;
         }
-        java.util.Arrays.fill(doorkeeper, 0L);
+        Arrays.fill(doorkeeper, 0L);
         events = 0;
     }
 }

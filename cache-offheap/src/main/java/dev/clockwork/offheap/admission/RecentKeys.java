@@ -1,5 +1,7 @@
 package dev.clockwork.offheap.admission;
 
+import java.util.Arrays;
+
 /**
  * Keys added lately, approximately: two Bloom filters (two bits per key), the current one and the
  * one before, of which {@link #rotate} forgets the older. A key added since the last rotation but
@@ -27,7 +29,8 @@ final class RecentKeys {
     /** Filters for about {@code keys} keys per generation, picking bits salted by {@code salt}. */
     RecentKeys(long keys, long salt) {
         this.salt = salt;
-        int longs = (int) Math.max(1, Math.min(keys, FrequencySketch.MAX_ENTRIES) * BITS_PER_KEY / 64);
+        int longs = (int) Math.max(1, Math.min(keys,
+                FrequencySketch.MAX_ENTRIES) * BITS_PER_KEY / 64);
         this.current = new long[longs];
         this.previous = new long[longs];
         this.bits = longs * 64;
@@ -66,7 +69,7 @@ final class RecentKeys {
     /** Forgets the older generation; adds go to a fresh one. */
     void rotate() {
         long[] older = previous;
-        java.util.Arrays.fill(older, 0L);
+        Arrays.fill(older, 0L);
         previous = current;
         current = older;
         addedBefore = addedNow;

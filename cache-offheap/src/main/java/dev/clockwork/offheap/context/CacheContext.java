@@ -6,6 +6,8 @@ import dev.clockwork.offheap.memory.ValueSlabs;
 import dev.clockwork.offheap.stats.StatsCounters;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The native-memory context of one cache: a shared arena that owns nothing but the right to be
@@ -36,7 +38,7 @@ public final class CacheContext {
      * per cache, so that another cache's handles, and handles made up from this one's, name
      * nothing here but by chance.
      */
-    public final long stampSalt = java.util.concurrent.ThreadLocalRandom.current().nextLong();
+    public final long stampSalt = ThreadLocalRandom.current().nextLong();
 
     /** @param cacheType the cache's class name, for its JFR events */
     public CacheContext(boolean recordStats, String cacheType) {
@@ -92,7 +94,7 @@ public final class CacheContext {
                 } else if (attempt < CLOSE_SPINS + CLOSE_YIELDS) {
                     Thread.yield(); // a thread inside an access was descheduled: let it run
                 } else {
-                    java.util.concurrent.locks.LockSupport.parkNanos(sleep); // I/O in flight
+                    LockSupport.parkNanos(sleep); // I/O in flight
                     sleep = Math.min(sleep * 2, MAX_CLOSE_WAIT_NANOS);
                 }
                 if (Thread.currentThread().isInterrupted()) {

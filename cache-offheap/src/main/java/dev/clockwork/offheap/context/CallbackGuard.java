@@ -70,7 +70,9 @@ public final class CallbackGuard {
         RUNNING.getAndAdd(this, 1); // volatile: a check that follows on any thread sees it
     }
 
-    /** Ends {@link #enterLocked}; in a {@code finally}, so that a callback's exception unwinds it. */
+    /**
+     * Ends {@link #enterLocked}; in a {@code finally}, so that a callback's exception unwinds it.
+     */
     public void exitLocked() {
         RUNNING.getAndAdd(this, -1);
         MARKS.get()[LOCKED]--;

@@ -1,6 +1,5 @@
 package dev.clockwork.offheap.entry;
 
-
 import dev.clockwork.cache.hash.KeyHash;
 
 /**

@@ -1,6 +1,5 @@
 package dev.clockwork.offheap.entry;
 
-
 /**
  * The part of every entry record that the value path reads, at the same offsets in a HyperClock
  * slot, a standalone record and an LRU record, so that one code path reads a value through any
@@ -10,7 +9,8 @@ package dev.clockwork.offheap.entry;
  * <pre>
  *   0               8               16              24              32          40      44      48
  *  +---------------+---------------+---------------+---------------+-----------+-------+-------+
- *  | (the family's)| hashed key h0 | hashed key h1 | value address |  charge   | length| stamp | (the family's) ...
+ *  | (the family's)| hashed key h0 | hashed key h1 | value address |  charge   | length| stamp |
+ * (the family's) ...
  *  +---------------+---------------+---------------+---------------+-----------+-------+-------+
  * </pre>
  *

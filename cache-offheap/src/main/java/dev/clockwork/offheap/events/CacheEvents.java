@@ -75,7 +75,8 @@ public final class CacheEvents {
      * @param charge the refused entry's charge
      * @param pinnedInsert whether the caller asked for a handle
      */
-    public void memoryLimitReject(ShardGauges shard, int shardIndex, long charge, boolean pinnedInsert) {
+    public void memoryLimitReject(ShardGauges shard, int shardIndex, long charge,
+            boolean pinnedInsert) {
         if (!new MemoryLimitRejectEvent().isEnabled()) {
             return;
         }
@@ -101,7 +102,8 @@ public final class CacheEvents {
      * @param charge the refused entry's charge
      * @param windowLoser whether it was an LRU admission window's oldest entry
      */
-    public void admissionReject(ShardGauges shard, int shardIndex, long charge, boolean windowLoser) {
+    public void admissionReject(ShardGauges shard, int shardIndex, long charge,
+            boolean windowLoser) {
         if (!new AdmissionRejectEvent().isEnabled()) {
             return;
         }

@@ -12,7 +12,8 @@ import jdk.jfr.Label;
 @Category("Clockwork")
 abstract class ClockworkEvent extends Event {
     @Label("Cache Id")
-    @Description("The cache's number in this JVM (ShardedCache.cacheId(): 1, 2, ... in build order)")
+    @Description("The cache's number in this JVM (ShardedCache.cacheId(): 1, 2, ... in build "
+            + "order)")
     long cacheId;
 
     @Label("Cache Type")

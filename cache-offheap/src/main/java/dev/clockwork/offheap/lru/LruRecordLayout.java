@@ -1,6 +1,5 @@
 package dev.clockwork.offheap.lru;
 
-import dev.clockwork.offheap.entry.EntryStamp;
 import dev.clockwork.offheap.entry.RecordSlab;
 import dev.clockwork.offheap.entry.ValueHeader;
 

@@ -95,7 +95,9 @@ final class BlockPool {
     private final int granuleShift;
     private final int granuleBits;
     private final int headerBytes;
-    /** Whether a freed block gives its pages but the first back ({@link SizeClasses#returnsPages}). */
+    /**
+     * Whether a freed block gives its pages but the first back ({@link SizeClasses#returnsPages}).
+     */
     private final boolean returnsPages;
     private final long granuleMask;
     /** Chunks a class may have: as many as the index's chunk bits name (2^32 granules in all). */
@@ -109,7 +111,10 @@ final class BlockPool {
     private volatile long[] chunkTable = new long[0];
     /** Chunks carved; under the monitor. */
     private int chunks;
-    /** The newest chunk's blocks never handed out: from here to {@link #freshEnd}; under the monitor. */
+    /**
+     * The newest chunk's blocks never handed out: from here to {@link #freshEnd}; under the
+     * monitor.
+     */
     private long freshNext;
     private long freshEnd;
     /** Set by {@link #freeAll}; under the monitor, so no chunk is carved after it. */

@@ -34,7 +34,8 @@ public final class NativeAllocator {
     private static final MethodHandle MALLOC = downcall("malloc",
             FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
     private static final MethodHandle ALIGNED_ALLOC = downcall("aligned_alloc",
-            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
+            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
+                    ValueLayout.JAVA_LONG));
     private static final MethodHandle FREE = downcall("free",
             FunctionDescriptor.ofVoid(ValueLayout.JAVA_LONG));
 
@@ -45,7 +46,8 @@ public final class NativeAllocator {
      */
     private static final MethodHandle MADVISE = LINKER.downcallHandle(
             LINKER.defaultLookup().find("madvise").orElseThrow(),
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
+                    ValueLayout.JAVA_LONG,
                     ValueLayout.JAVA_INT));
     /** The same value on Linux and macOS: the pages' contents may be dropped. */
     private static final int MADV_DONTNEED = 4;
@@ -59,16 +61,19 @@ public final class NativeAllocator {
             MemoryLayout.PathElement.groupElement("errno"));
     private static final MethodHandle MMAP = LINKER.downcallHandle(
             LINKER.defaultLookup().find("mmap").orElseThrow(),
-            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
+            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
+                    ValueLayout.JAVA_LONG,
                     ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
                     ValueLayout.JAVA_LONG),
             Linker.Option.captureCallState("errno"));
     private static final MethodHandle MUNMAP = LINKER.downcallHandle(
             LINKER.defaultLookup().find("munmap").orElseThrow(),
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG),
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
+                    ValueLayout.JAVA_LONG),
             Linker.Option.captureCallState("errno"));
     private static final int PROT_READ_WRITE = 0x1 | 0x2;
-    private static final boolean MAC = System.getProperty("os.name", "").toLowerCase().contains("mac");
+    private static final boolean MAC = System.getProperty("os.name",
+            "").toLowerCase().contains("mac");
     /** MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE (values differ between Linux and macOS). */
     private static final int MAP_FLAGS = MAC ? 0x0002 | 0x1000 | 0x0040 : 0x02 | 0x20 | 0x4000;
     private static final long MAP_FAILED = -1L;
@@ -151,7 +156,9 @@ public final class NativeAllocator {
         return address;
     }
 
-    /** Frees memory from {@link #allocate} or {@link #allocateAligned}; {@code size} as allocated. */
+    /**
+     * Frees memory from {@link #allocate} or {@link #allocateAligned}; {@code size} as allocated.
+     */
     public static void free(long address, long size) {
         try {
             FREE.invokeExact(address);
@@ -212,7 +219,8 @@ public final class NativeAllocator {
     public static long reserve(long size) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(CAPTURE_LAYOUT);
-            long address = (long) MMAP.invokeExact(state, 0L, size, PROT_READ_WRITE, MAP_FLAGS, -1, 0L);
+            long address = (long) MMAP.invokeExact(state, 0L, size, PROT_READ_WRITE, MAP_FLAGS, -1,
+                    0L);
             if (address == MAP_FAILED) {
                 int errno = (int) ERRNO.get(state, 0L);
                 throw new OutOfMemoryError("mmap reservation of " + size + " bytes failed (errno "

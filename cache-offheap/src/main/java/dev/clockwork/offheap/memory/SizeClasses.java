@@ -56,10 +56,16 @@ package dev.clockwork.offheap.memory;
 public final class SizeClasses {
     /** Blocks up to this many bytes are small: 16-byte granules in chunks of 1–4 MiB. */
     public static final int SMALL_MAX = 16 * 1024;
-    /** The page size blocks of page classes are counted in (4 KiB; a larger page size still works: only the returned ranges shrink to its multiples). */
+    /**
+     * The page size blocks of page classes are counted in (4 KiB; a larger page size still works:
+     * only the returned ranges shrink to its multiples).
+     */
     public static final int PAGE = 4096;
     static final int PAGE_SHIFT = 12;
-    /** Blocks of this many bytes or more return their pages (all but the first) to the kernel on free. */
+    /**
+     * Blocks of this many bytes or more return their pages (all but the first) to the kernel on
+     * free.
+     */
     public static final int RETURN_PAGES_MIN = 32 * 1024 * 1024;
     /** Blocks of small classes are multiples of 16 bytes, like malloc's alignment. */
     static final int GRANULE_SHIFT = 4;
@@ -79,7 +85,10 @@ public final class SizeClasses {
     static final int MIN_CHUNK_SHIFT = 20;
     static final int MIN_BLOCKS_PER_CHUNK = 256;
     static final int PAGE_CHUNK_SHIFT = 23;
-    /** A small class's chunk header: the chunk's number in its class, then unused, so that blocks start 64-byte aligned. */
+    /**
+     * A small class's chunk header: the chunk's number in its class, then unused, so that blocks
+     * start 64-byte aligned.
+     */
     static final int SMALL_HEADER_BYTES = 64;
 
     private static final long[] BLOCK_BYTES = new long[COUNT];

@@ -1,6 +1,5 @@
 package dev.clockwork.offheap.memory;
 
-
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -15,7 +14,8 @@ import java.lang.foreign.MemorySegment;
  * unmapped memory: a reader can copy a value optimistically and check the entry's stamp
  * afterwards, and a value view used after its handle's release (a caller's bug) cannot crash the
  * JVM. A malloc'd value may be unmapped by {@code free} (glibc maps values of 128 KiB and more
- * apart until its dynamic threshold rises, always from 32 MiB, and unmaps them on free). Slabs also drop malloc's 8–16-byte header per value, and a
+ * apart until its dynamic threshold rises, always from 32 MiB, and unmaps them on free). Slabs also
+ * drop malloc's 8–16-byte header per value, and a
  * block's allocation or free is one CAS on a stack in the Java heap, with no downcall.
  *
  * <h2>Memory</h2>
@@ -56,7 +56,8 @@ public final class ValueSlabs {
     private final BlockPool[] pools = new BlockPool[SizeClasses.COUNT];
 
     /**
-     * @param scoped all of memory, scoped to the cache's arena (the cache context's {@code all()}): a
+     * @param scoped all of memory, scoped to the cache's arena (the cache context's {@code all()}):
+     * a
      *     thread racing close reads or writes a block through it, and gets an exception once the
      *     arena is closed, before any chunk is freed
      */

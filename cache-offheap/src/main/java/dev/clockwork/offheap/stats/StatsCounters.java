@@ -30,7 +30,8 @@ public final class StatsCounters {
     }
 
     public CacheStats snapshot() {
-        return new CacheStats(lookups.hits(), lookups.misses(), inserts.sum(), standaloneInserts.sum(),
+        return new CacheStats(lookups.hits(), lookups.misses(), inserts.sum(),
+                standaloneInserts.sum(),
                 memoryLimitRejects.sum(), admissionRejects.sum(), evictions.sum(),
                 evictionEffortExceeded.sum(), yields.sum());
     }

@@ -63,7 +63,9 @@ public final class ClockSteps {
         return table.stampOf(slot, table.getAndAddMeta(slot, ClockMeta.ACQUIRE_ONE));
     }
 
-    /** The give-back of a reference {@link #addReference} took, as a lookup that missed makes it. */
+    /**
+     * The give-back of a reference {@link #addReference} took, as a lookup that missed makes it.
+     */
     public static void giveBack(ClockProtocol table, long slot, int stamp) {
         table.undo(slot, stamp, 1);
     }

@@ -4,14 +4,10 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.CacheStats;
 import dev.clockwork.offheap.HyperClockCache;
 import dev.clockwork.offheap.ModelAccess;
-
 import dev.clockwork.offheap.NativeMemory;
+import dev.clockwork.offheap.memory.ValueSlabs;
 import java.util.ArrayList;
 import java.util.List;
-import dev.clockwork.offheap.CacheOptions;
-import dev.clockwork.offheap.HyperClockOptions;
-import dev.clockwork.offheap.clock.ClockShard;
-import dev.clockwork.offheap.memory.ValueSlabs;
 
 /**
  * The reference model of a HyperClock cache (fixed or Auto table), single-threaded.
@@ -113,7 +109,8 @@ final class HyperClockReference extends ReferenceModel {
         long handle;
         boolean accepted;
         if (pinned) {
-            handle = cache.insertPinned(cfg.key0(o.key()), cfg.key1(o.key()), bytes, 0, bytes.length,
+            handle = cache.insertPinned(cfg.key0(o.key()), cfg.key1(o.key()), bytes, 0,
+                    bytes.length,
                     o.charge(), o.priority());
             accepted = handle != Cache.MISS;
         } else {
@@ -132,7 +129,8 @@ final class HyperClockReference extends ReferenceModel {
                 || pre.usage[s] + growth + o.charge() > pre.capacity[s] || occupancyFull;
         String situation = "shard " + s + " usage " + pre.usage[s] + " (+" + growth
                 + " metadata grown) of capacity " + pre.capacity[s] + ", occupancy "
-                + pre.occupancy[s] + " of limit " + post.occupancyLimit[s] + ", candidates " + before;
+                + pre.occupancy[s] + " of limit " + post.occupancyLimit[s] + ", candidates "
+                + before;
         // The table's entry count moved by the stored entry less the evicted ones.
         long count = 0;
         long countBefore = 0;
@@ -324,7 +322,8 @@ final class HyperClockReference extends ReferenceModel {
         boolean last = e.refs == 1;
         boolean expected = last && (e.standalone || !e.visible || eraseIfLastRef);
         boolean freed = cache.release(h.handle(), eraseIfLastRef);
-        check(freed == expected, "release(" + e + ", eraseIfLastRef=" + eraseIfLastRef + ") returned "
+        check(freed == expected, "release(" + e + ", eraseIfLastRef=" + eraseIfLastRef
+                + ") returned "
                 + freed + ", expected " + expected);
         e.refs--;
         Coverage.count("release " + (freed ? "freed" : "kept") + (e.standalone ? " standalone"
@@ -343,7 +342,8 @@ final class HyperClockReference extends ReferenceModel {
         boolean anySure = cands.stream().anyMatch(this::sure);
         check(!anySure || found, "erase(k" + key + ") returned false, but " + cands
                 + " has a copy certainly resident");
-        check(!cands.isEmpty() || !found, "erase(k" + key + ") returned true for a key with no copy");
+        check(!cands.isEmpty() || !found, "erase(k" + key
+                + ") returned true for a key with no copy");
         for (Entry c : cands) {
             if (c.refs > 0) {
                 Coverage.count("erase of a pinned copy");
@@ -392,11 +392,13 @@ final class HyperClockReference extends ReferenceModel {
                 }
             }
             check(post.standaloneUsage[s] == standalone, "shard " + s + ": standaloneUsage "
-                    + post.standaloneUsage[s] + ", the model's standalone entries charge " + standalone);
+                    + post.standaloneUsage[s] + ", the model's standalone entries charge "
+                    + standalone);
             check(post.pinnedUsage[s] == pinned, "shard " + s + ": pinned table usage "
                     + post.pinnedUsage[s] + ", the model's pinned table entries charge " + pinned
                     + " (" + metaSlot + " metadata each)");
-            checkShardAccounting(s, post.metadata[s] + standalone, table, 0, "the table's occupancy");
+            checkShardAccounting(s, post.metadata[s] + standalone, table, 0,
+                    "the table's occupancy");
             // Native bytes: table entries resident (those left unsure after accounting are counted
             // by the same rule) and values of standalone entries; their records apart, below.
             long[] lengths = nativeRange(s, table);
@@ -407,7 +409,8 @@ final class HyperClockReference extends ReferenceModel {
         long nativeNow = NativeMemory.outstandingBytes() - nativeAfterBuild
                 - ModelAccess.standaloneRecordBytes(cache) - ModelAccess.idleValueBytes(cache);
         check(nativeNow >= nativeLo && nativeNow <= nativeHi, "native bytes beyond the table, the"
-                + " standalone records and idle slab bytes: " + nativeNow + ", the model's live values need "
+                + " standalone records and idle slab bytes: " + nativeNow
+                + ", the model's live values need "
                 + (nativeLo == nativeHi ? "exactly " + nativeLo : nativeLo + ".." + nativeHi));
     }
 
@@ -443,7 +446,8 @@ final class HyperClockReference extends ReferenceModel {
         check(growth >= 0, "shard " + s + ": charged metadata shrank by " + -growth);
         long usage = post.usage[s];
         if (usage > post.capacity[s]) {
-            Coverage.count(preStrict ? "steps over capacity, strict" : "steps over capacity, not strict");
+            Coverage.count(preStrict ? "steps over capacity, strict"
+                    : "steps over capacity, not strict");
         }
         if (preStrict) {
             long limit = Math.max(post.capacity[s], pre.usage[s] + growth);

@@ -4,7 +4,6 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.CacheStats;
 import dev.clockwork.offheap.LruCache;
 import dev.clockwork.offheap.ModelAccess;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -93,7 +92,8 @@ final class LruReference extends ReferenceModel {
         byte[] bytes = Values.of(o.key(), e.version, o.length());
         long handle = 0;
         if (pinned) {
-            handle = cache.insertPinned(cfg.key0(o.key()), cfg.key1(o.key()), bytes, 0, bytes.length,
+            handle = cache.insertPinned(cfg.key0(o.key()), cfg.key1(o.key()), bytes, 0,
+                    bytes.length,
                     o.charge(), o.priority());
         } else {
             boolean accepted = cache.insert(cfg.key0(o.key()), cfg.key1(o.key()), bytes, 0,
@@ -103,7 +103,8 @@ final class LruReference extends ReferenceModel {
         CacheStats d = statsDelta(cache.stats());
         evictions += d.evictions();
         Coverage.count("evictions", d.evictions());
-        String situation = "shard " + s + " capacity " + pre.capacity[s] + ", pinned " + pinnedBefore
+        String situation = "shard " + s + " capacity " + pre.capacity[s] + ", pinned "
+                + pinnedBefore
                 + ", usage " + pre.usage[s] + ", entry total " + total;
         check(d.inserts() == (stored ? 1 : 0), (stored ? "expected stored" : "expected not stored")
                 + " (" + situation + "), but stats inserts +" + d.inserts());
@@ -147,7 +148,8 @@ final class LruReference extends ReferenceModel {
         long handle = cache.lookup(cfg.key0(key), cfg.key1(key));
         if (handle == Cache.MISS) {
             if (cur != null) {
-                check(!sure(cur), "lookup(k" + key + ") missed, but " + cur + " is certainly resident"
+                check(!sure(cur), "lookup(k" + key + ") missed, but " + cur
+                        + " is certainly resident"
                         + (cur.refs > 0 ? " (pinned)" : " (no eviction since it was seen)"));
                 drop(cur, "evicted (lookup missed)");
             }
@@ -186,7 +188,8 @@ final class LruReference extends ReferenceModel {
         long cap = pre.capacity[e.shard];
         boolean expected = e.refs == 0 && (!e.visible || eraseIfLastRef || usage > cap);
         boolean freed = cache.release(handle, eraseIfLastRef);
-        check(freed == expected, "release(" + e + ", eraseIfLastRef=" + eraseIfLastRef + ") returned "
+        check(freed == expected, "release(" + e + ", eraseIfLastRef=" + eraseIfLastRef
+                + ") returned "
                 + freed + ", expected " + expected + " (shard usage " + usage + ", capacity " + cap
                 + ")");
         if (e.refs == 0) {
@@ -259,12 +262,14 @@ final class LruReference extends ReferenceModel {
                     + post.pinnedUsage[s] + ", the model's pinned entries total " + pinned);
             long usage = post.usage[s];
             if (usage > post.capacity[s]) {
-                Coverage.count(preStrict ? "steps over capacity, strict" : "steps over capacity, not strict");
+                Coverage.count(preStrict ? "steps over capacity, strict"
+                        : "steps over capacity, not strict");
             }
             check(usage <= post.capacity[s] || usage == post.pinnedUsage[s], "shard " + s
                     + ": usage " + usage + " over capacity " + post.capacity[s]
                     + " while unpinned entries are kept (pinned " + post.pinnedUsage[s] + ")");
-            checkShardAccounting(s, unindexedPinned, indexed, metaPerEntry(), "the index's entry count");
+            checkShardAccounting(s, unindexedPinned, indexed, metaPerEntry(),
+                    "the index's entry count");
         }
         // The pools: together they are the usage, and neither high nor low pool holds more than
         // its share of a shard's capacity (overflow is passed down at once).
@@ -277,7 +282,8 @@ final class LruReference extends ReferenceModel {
             highCap += (long) (post.capacity[s] * cfg.highPriPoolRatio());
             lowCap += (long) (post.capacity[s] * cfg.lowPriPoolRatio());
         }
-        check(pools.high() <= highCap && pools.low() <= lowCap, pools + " exceeds the pools' shares "
+        check(pools.high() <= highCap && pools.low() <= lowCap, pools
+                + " exceeds the pools' shares "
                 + highCap + " (high) and " + lowCap + " (low)");
     }
 

@@ -4,14 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.clockwork.offheap.NativeMemory;
 import dev.clockwork.offheap.model.SequenceConfig.CacheType;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Model-based test of an Auto-table HyperClock cache: seeded random sequences of inserts (plain and pinned), lookups
+ * Model-based test of an Auto-table HyperClock cache: seeded random sequences of inserts (plain and
+ * pinned), lookups
  * (held or not), releases (with and without eraseIfLastRef), refs, erases, capacity and
- * strict-limit changes, run against the reference model in {@link HyperClockReference}, which states the
+ * strict-limit changes, run against the reference model in {@link HyperClockReference}, which
+ * states the
  * rules checked; failures are shrunk and reported with their seed ({@link SequenceHarness} has
  * the system properties for longer runs and replays).
  */

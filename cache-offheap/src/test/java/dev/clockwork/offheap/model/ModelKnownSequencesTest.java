@@ -6,12 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.offheap.NativeMemory;
 import dev.clockwork.offheap.model.SequenceConfig.CacheType;
-
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import dev.clockwork.offheap.clock.ClockShard;
 
 /**
  * Hand-written sequences for failures the random sequences found, run through the same models,

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.clockwork.offheap.NativeMemory;
 import dev.clockwork.offheap.model.SequenceConfig.CacheType;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

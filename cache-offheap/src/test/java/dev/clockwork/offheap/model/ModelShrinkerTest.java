@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.clockwork.cache.Priority;
 import dev.clockwork.offheap.model.SequenceConfig.CacheType;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;

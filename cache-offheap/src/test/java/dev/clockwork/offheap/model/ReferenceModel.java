@@ -3,9 +3,7 @@ package dev.clockwork.offheap.model;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.CacheStats;
 import dev.clockwork.offheap.ModelAccess;
-
 import dev.clockwork.offheap.ModelAccess.ShardState;
-
 import dev.clockwork.offheap.NativeMemory;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -150,7 +148,8 @@ abstract class ReferenceModel {
             shards = ModelAccess.shards(cache);
             shardOfKey = new int[cfg.keys()];
             for (int k = 0; k < cfg.keys(); k++) {
-                shardOfKey[k] = ModelAccess.shardOf(cache, cfg.hashSeed(), cfg.key0(k), cfg.key1(k));
+                shardOfKey[k] = ModelAccess.shardOf(cache, cfg.hashSeed(), cfg.key0(k),
+                        cfg.key1(k));
             }
             post = ModelAccess.read(cache);
             evictions = cache.stats().evictions();
@@ -263,7 +262,8 @@ abstract class ReferenceModel {
         check(cache.entryCount() == 0, "entryCount() " + cache.entryCount() + " after erasing all");
         check(cache.usage() == metadata, "usage() " + cache.usage()
                 + " after erasing all; expected the metadata baseline " + metadata);
-        check(cache.pinnedUsage() == 0, "pinnedUsage() " + cache.pinnedUsage() + " with nothing held");
+        check(cache.pinnedUsage() == 0, "pinnedUsage() " + cache.pinnedUsage()
+                + " with nothing held");
         checkEmpty();
     }
 
@@ -314,7 +314,8 @@ abstract class ReferenceModel {
         }
         observe();
         check(Arrays.equals(pre.usage, post.usage), "a refused charge changed usage");
-        check(NativeMemory.outstandingBytes() == preNative, "a refused charge changed native bytes");
+        check(NativeMemory.outstandingBytes() == preNative,
+                "a refused charge changed native bytes");
     }
 
     private void doubleRelease() {
@@ -330,7 +331,8 @@ abstract class ReferenceModel {
             Coverage.count("double release refused (ISE)");
         }
         observe();
-        check(Arrays.equals(pre.usage, post.usage) && Arrays.equals(pre.pinnedUsage, post.pinnedUsage)
+        check(Arrays.equals(pre.usage, post.usage) && Arrays.equals(pre.pinnedUsage,
+                post.pinnedUsage)
                         && Arrays.equals(pre.occupancy, post.occupancy),
                 "a refused double release changed usage, pinned usage or the entry count");
     }
@@ -338,7 +340,8 @@ abstract class ReferenceModel {
     /** Reads a held handle: its value, size and charge must be those of its entry. */
     final void verifyHeld(Held h, String when) {
         Entry e = h.entry();
-        check(e.gone == null, "the model dropped " + e + " while a handle was held (" + e.gone + ")");
+        check(e.gone == null, "the model dropped " + e + " while a handle was held (" + e.gone
+                + ")");
         verifyValue(h.handle(), e, when);
     }
 
@@ -431,7 +434,8 @@ abstract class ReferenceModel {
             pinned += post.pinnedUsage[s] + post.standaloneUsage[s];
             count += post.occupancy[s];
         }
-        check(cache.usage() == usage, "usage() " + cache.usage() + " is not the shards' sum " + usage);
+        check(cache.usage() == usage, "usage() " + cache.usage() + " is not the shards' sum "
+                + usage);
         check(cache.pinnedUsage() == pinned, "pinnedUsage() " + cache.pinnedUsage()
                 + " is not the shards' sum " + pinned);
         check(cache.entryCount() == count, "entryCount() " + cache.entryCount()
@@ -501,7 +505,8 @@ abstract class ReferenceModel {
             hi += charges[charges.length - 1 - i];
         }
         if (usage < lo || usage > hi) {
-            fail("shard " + s + ": usage " + usage + " is outside [" + lo + ", " + hi + "]: " + fixed
+            fail("shard " + s + ": usage " + usage + " is outside [" + lo + ", " + hi + "]: "
+                    + fixed
                     + " fixed + " + sureCharge + " certain + " + m + " of the uncertain " + unsure);
         }
     }

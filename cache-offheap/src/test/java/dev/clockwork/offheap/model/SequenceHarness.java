@@ -2,7 +2,6 @@ package dev.clockwork.offheap.model;
 
 import dev.clockwork.offheap.NativeMemory;
 import dev.clockwork.offheap.model.SequenceConfig.CacheType;
-
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -31,7 +30,8 @@ import java.util.stream.Collectors;
  *       failure report), with the same {@code clockwork.model.ops}.</li>
  *   <li>{@code clockwork.model.timeoutSeconds} (default {@value #DEFAULT_TIMEOUT_SECONDS}): a
  *       sequence still running after this long is reported as a hang, with its seed and where
- *       it is stuck (sequences run on a worker thread for this; a sequence takes milliseconds).</li>
+ *       it is stuck (sequences run on a worker thread for this; a sequence takes
+ * milliseconds).</li>
  * </ul>
  */
 final class SequenceHarness {

@@ -1,22 +1,23 @@
 package dev.clockwork.cli.bench;
 
-import java.io.IOException;
-import java.io.PrintWriter;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Set;
-
+import dev.clockwork.cli.GFlags;
 import dev.clockwork.cli.caches.BenchTarget;
 import dev.clockwork.cli.caches.Targets;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import dev.clockwork.cli.GFlags;
 import dev.clockwork.cli.common.CFormat;
 import dev.clockwork.cli.common.FlagCommand;
+import dev.clockwork.cli.common.Json;
 import dev.clockwork.cli.common.RunStop;
 import dev.clockwork.cli.keys.StressCacheKey;
 import dev.clockwork.cli.keys.StressCacheKeyOptions;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.Writer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /** {@code clockwork bench}: RocksDB cache_bench's workload and report, same flags. */
 @Command(name = "bench",
@@ -148,7 +149,8 @@ public final class BenchCommand extends FlagCommand {
                 i++) {
             String arg = given.get(i);
             String name = arg.replaceFirst("^--?", "").replaceFirst("=.*", "");
-            if (Set.of("compare", "cache_type", "seed", "json", "report_on_stdout").contains(name)) {
+            if (Set.of("compare", "cache_type", "seed", "json",
+                    "report_on_stdout").contains(name)) {
                 boolean valueFollows = !arg.contains("=") && !name.equals("json")
                         && i + 1 < given.size();
                 if (valueFollows) {
@@ -184,7 +186,7 @@ public final class BenchCommand extends FlagCommand {
             var result = new StressCacheKey(stressCacheKey, seed, options.workload.threads,
                     options.progressInterval, out, err).run();
             if (options.json) {
-                stdout.println(dev.clockwork.cli.common.Json.line(result));
+                stdout.println(Json.line(result));
                 stdout.flush();
             }
             return 0;
@@ -230,7 +232,7 @@ public final class BenchCommand extends FlagCommand {
     private int warmUp(long seed, RunStop stop, PrintWriter out, PrintWriter err) {
         BenchOptions w = options.forWarmup();
         long start = System.nanoTime();
-        PrintWriter quiet = new PrintWriter(java.io.Writer.nullWriter());
+        PrintWriter quiet = new PrintWriter(Writer.nullWriter());
         long warmupSeed = seed ^ 0x5BD1_E995L;
         int rc = new BenchRun(w, warmupSeed, Targets.create(w.cacheSettings(warmupSeed)),
                 stop, quiet, err).asWarmup().execute();

@@ -234,8 +234,7 @@ public final class BenchOptions {
                     + " (-pinned_ratio=0), 60 seconds (-duration=60). At the default 1 GiB a run"
                     + " takes 65 to 75 seconds (JIT warm-up, population, 60 s, report), under 2"
                     + " minutes; 4 and 8 GiB add a few seconds of population each. none:"
-                    + " cache_bench's"
-                    + " defaults. Default: ${DEFAULT-VALUE}.")
+                    + " cache_bench's defaults. Default: ${DEFAULT-VALUE}.")
     String preset;
 
     @Option(names = {"-json", "--json"}, paramLabel = "<bool>", order = 35, arity = "0..1",
@@ -249,8 +248,7 @@ public final class BenchOptions {
                     + " HyperClock caches, and the final pinned count; with -gather_stats the"
                     + " walks' count, P50, P99, P99.9 and max in microseconds); the human"
                     + " report goes to standard error."
-                    + " Default:"
-                    + " ${DEFAULT-VALUE}.")
+                    + " Default: ${DEFAULT-VALUE}.")
     boolean json;
 
     @Option(names = {"-progress_interval", "--progress_interval"}, paramLabel = "<double>",

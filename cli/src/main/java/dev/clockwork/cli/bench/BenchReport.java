@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.stream.Collectors;
 
 /**
  * What {@code clockwork bench} prints: cache_bench's header and report, in its words and
@@ -300,7 +301,7 @@ final class BenchReport {
         if (o.valueBytesMix != null && !o.valueBytesMix.isEmpty()) {
             out.printf("Value bytes         : mix of %s (mean %d)%n",
                     o.valueBytesMix.stream().map(String::valueOf)
-                            .collect(java.util.stream.Collectors.joining(", ")), o.valueBytes);
+                            .collect(Collectors.joining(", ")), o.valueBytes);
         } else {
             out.printf("Value bytes         : %d%n", o.valueBytes);
         }

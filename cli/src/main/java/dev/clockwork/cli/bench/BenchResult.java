@@ -1,15 +1,14 @@
 package dev.clockwork.cli.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.clockwork.cli.common.Json;
 import dev.clockwork.cli.workload.Hiccups;
 import dev.clockwork.cli.workload.JvmBill;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.clockwork.cli.common.Json;
 
 /**
  * The headline figures of one {@code bench} run: what {@code -json} prints and what

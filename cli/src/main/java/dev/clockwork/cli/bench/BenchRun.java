@@ -1,12 +1,5 @@
 package dev.clockwork.cli.bench;
 
-import java.io.PrintWriter;
-import java.lang.foreign.MemorySegment;
-import java.math.BigInteger;
-import java.util.Locale;
-import java.util.concurrent.BrokenBarrierException;
-import java.util.concurrent.CyclicBarrier;
-
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.cli.caches.BenchTarget;
@@ -22,6 +15,12 @@ import dev.clockwork.cli.workload.ProcessStats;
 import dev.clockwork.cli.workload.Random64;
 import dev.clockwork.cli.workload.ValueGen;
 import dev.clockwork.cli.workload.ValueStamp;
+import java.io.PrintWriter;
+import java.lang.foreign.MemorySegment;
+import java.math.BigInteger;
+import java.util.Locale;
+import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.CyclicBarrier;
 
 /**
  * The cache_bench workload against a Clockwork cache: optional population, then
@@ -58,7 +57,8 @@ import dev.clockwork.cli.workload.ValueStamp;
  * construction, against the cache's hash seed {@code seed & INT32_MAX}. With
  * {@code -verify_values} every value is stamped ({@link ValueStamp}); every hit checks its value
  * (instead of hashing it, even with {@code -lean}) and every pinned handle is checked again just
- * before it is released; failures are counted per thread, reported, and make the exit code 3. Handles from inserts all use {@link Priority#LOW}
+ * before it is released; failures are counted per thread, reported, and make the exit code 3.
+ * Handles from inserts all use {@link Priority#LOW}
  * (cache_bench's default priority).
  *
  * <h2>-gather_stats</h2>
@@ -299,7 +299,10 @@ final class BenchRun {
         }
     }
 
-    /** Prints the first worker failure (one that is not a broken barrier if any) or the stats thread's. */
+    /**
+     * Prints the first worker failure (one that is not a broken barrier if any) or the stats
+     * thread's.
+     */
     private boolean failed(BenchWorker[] workers, StatsGatherer gatherer) {
         Throwable failure = null;
         for (BenchWorker w : workers) {

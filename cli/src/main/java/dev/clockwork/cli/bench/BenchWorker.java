@@ -1,20 +1,19 @@
 package dev.clockwork.cli.bench;
 
-import java.io.PrintWriter;
-import java.lang.foreign.MemorySegment;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.locks.LockSupport;
-
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cli.CacheFactory;
-import dev.clockwork.cli.common.RunStop;
 import dev.clockwork.cli.caches.BenchTarget;
+import dev.clockwork.cli.common.RunStop;
 import dev.clockwork.cli.workload.KeyGen;
 import dev.clockwork.cli.workload.LatencyStats;
 import dev.clockwork.cli.workload.PinnedFifo;
 import dev.clockwork.cli.workload.Random64;
 import dev.clockwork.cli.workload.ValueGen;
 import dev.clockwork.cli.workload.ValueStamp;
+import java.io.PrintWriter;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * One bench worker thread: its state (made by the main thread before the threads start), its
@@ -187,7 +186,9 @@ final class BenchWorker {
         durationNanos = System.nanoTime() - startTime;
     }
 
-    /** The key number of this thread's next scan step; a new scan from a random start when one ends. */
+    /**
+     * The key number of this thread's next scan step; a new scan from a random start when one ends.
+     */
     private long nextScanKey() {
         if (scanLeft == 0) {
             scanNext = rnd.uniform(maxKey);

@@ -1,11 +1,10 @@
 package dev.clockwork.cli.bench;
 
+import dev.clockwork.cli.workload.JvmBill;
+import dev.clockwork.cli.workload.ProcessStats;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
-
-import dev.clockwork.cli.workload.JvmBill;
-import dev.clockwork.cli.workload.ProcessStats;
 
 /**
  * {@code bench -compare}'s summary: one row per entry run on the same workload, with its

@@ -15,7 +15,8 @@ import java.util.List;
 /**
  * One {@code bench} run in a JVM of its own, for {@code -compare}: the same java, JVM options
  * and class path as this one, but for the heap and collector options, which are the entry's
- * ({@link Targets.CompareEntry#jvmOptions}). The child prints its human report and then its one JSON line on
+ * ({@link Targets.CompareEntry#jvmOptions}). The child prints its human report and then its one
+ * JSON line on
  * its standard output ({@code -json -report_on_stdout}): the report is copied to {@code report}
  * as it comes, the JSON line parsed into the result; its standard error (progress lines,
  * warnings) is copied to {@code progress}.

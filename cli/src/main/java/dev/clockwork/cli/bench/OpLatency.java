@@ -1,13 +1,12 @@
 package dev.clockwork.cli.bench;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.clockwork.cli.common.Json;
 import dev.clockwork.cli.workload.LatencyStats;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 
 /**
  * Latency of one kind of bench operation, as reported: count and percentiles in nanoseconds.

@@ -1,16 +1,15 @@
 package dev.clockwork.cli.bench;
 
-import java.lang.foreign.MemorySegment;
-import java.util.Locale;
-import java.util.OptionalLong;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.cli.common.CFormat;
 import dev.clockwork.cli.workload.LatencyStats;
+import java.lang.foreign.MemorySegment;
+import java.util.Locale;
+import java.util.OptionalLong;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * cache_bench's {@code StatsBody}: the -gather_stats thread. Walks the cache every

@@ -1,8 +1,7 @@
 package dev.clockwork.cli.caches;
 
-import java.lang.foreign.MemorySegment;
-
 import dev.clockwork.cache.Cache;
+import java.lang.foreign.MemorySegment;
 
 /**
  * What {@code clockwork bench} drives: a Clockwork cache or a peer a storage engine would use

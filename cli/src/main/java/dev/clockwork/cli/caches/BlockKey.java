@@ -1,7 +1,6 @@
 package dev.clockwork.cli.caches;
 
 import java.nio.ByteBuffer;
-
 import org.caffinitas.ohc.CacheSerializer;
 
 /**

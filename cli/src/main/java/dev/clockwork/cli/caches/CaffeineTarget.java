@@ -1,5 +1,6 @@
 package dev.clockwork.cli.caches;
 
+import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Policy;
 
@@ -12,7 +13,7 @@ import com.github.benmanes.caffeine.cache.Policy;
  */
 final class CaffeineTarget extends PeerTarget {
     private final String type;
-    private final com.github.benmanes.caffeine.cache.Cache<BlockKey, byte[]> cache;
+    private final Cache<BlockKey, byte[]> cache;
     private final Policy.Eviction<BlockKey, byte[]> eviction;
 
     CaffeineTarget(String type, long capacity) {

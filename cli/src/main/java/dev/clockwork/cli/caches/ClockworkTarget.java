@@ -1,11 +1,10 @@
 package dev.clockwork.cli.caches;
 
-import java.lang.foreign.MemorySegment;
-
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.cli.workload.ValueHash;
+import java.lang.foreign.MemorySegment;
 
 /**
  * A Clockwork cache as a bench target: every operation is the {@link Cache} call of the same

@@ -2,7 +2,6 @@ package dev.clockwork.cli.caches;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-
 import org.caffinitas.ohc.CacheSerializer;
 import org.caffinitas.ohc.Eviction;
 import org.caffinitas.ohc.OHCache;

@@ -1,10 +1,9 @@
 package dev.clockwork.cli.caches;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cli.workload.ValueHash;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * A peer that maps a key object to a {@code byte[]}, as its users write it: a lookup gets the

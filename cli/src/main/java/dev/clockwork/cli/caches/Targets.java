@@ -1,10 +1,9 @@
 package dev.clockwork.cli.caches;
 
+import dev.clockwork.cli.CacheFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-
-import dev.clockwork.cli.CacheFactory;
 
 /**
  * The {@code -cache_type}s of {@code clockwork bench}: Clockwork's (built by
@@ -153,7 +152,8 @@ public final class Targets {
             return jvmOption.startsWith("-Xmx") || jvmOption.startsWith("-Xms")
                     || jvmOption.matches("-XX:[+-]Use\\w+GC")
                     || jvmOption.matches("-XX:\\w*RAMPercentage=.*")
-                    || jvmOption.startsWith("-XX:MaxHeapSize") || jvmOption.startsWith("-XX:InitialHeapSize");
+                    || jvmOption.startsWith("-XX:MaxHeapSize")
+                    || jvmOption.startsWith("-XX:InitialHeapSize");
         }
 
         @Override

@@ -1,16 +1,20 @@
 package dev.clockwork.cli.common;
 
+import dev.clockwork.cli.workload.Random64;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.math.RoundingMode;
-import dev.clockwork.cli.workload.Random64;
+import java.util.Locale;
 
 /** C {@code printf} conversions that Java's {@code Formatter} does differently. */
 public final class CFormat {
     private CFormat() {
     }
 
-    /** C's {@code %g}: 6 significant digits, trailing zeros removed, exponent form outside 1e-4..1e6. */
+    /**
+     * C's {@code %g}: 6 significant digits, trailing zeros removed, exponent form outside
+     * 1e-4..1e6.
+     */
     public static String g(double v) {
         if (Double.isNaN(v)) {
             return "nan";
@@ -56,6 +60,6 @@ public final class CFormat {
             size /= 1024;
             unit++;
         }
-        return String.format(java.util.Locale.ROOT, "%.2f %s", size, units[unit]);
+        return String.format(Locale.ROOT, "%.2f %s", size, units[unit]);
     }
 }

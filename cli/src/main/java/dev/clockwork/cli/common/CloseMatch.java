@@ -65,7 +65,8 @@ public final class CloseMatch {
         for (int i = 1; i <= a.length(); i++) {
             for (int j = 1; j <= b.length(); j++) {
                 int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                int v = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+                int v = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1]
+                        + cost);
                 if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2)
                         && a.charAt(i - 2) == b.charAt(j - 1)) {
                     v = Math.min(v, d[i - 2][j - 2] + 1);

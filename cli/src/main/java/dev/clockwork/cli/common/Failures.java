@@ -1,6 +1,7 @@
 package dev.clockwork.cli.common;
 
 import java.io.PrintWriter;
+import java.util.concurrent.ExecutionException;
 
 /**
  * The last line of defence: a failure that no check of the flags or inputs foresaw still ends the
@@ -82,7 +83,7 @@ public final class Failures {
         Throwable cause = t;
         while (cause.getCause() != null && cause.getCause() != cause
                 && (cause instanceof picocli.CommandLine.ExecutionException
-                        || cause instanceof java.util.concurrent.ExecutionException
+                        || cause instanceof ExecutionException
                         || cause.getCause() instanceof OutOfMemoryError)) {
             cause = cause.getCause();
         }

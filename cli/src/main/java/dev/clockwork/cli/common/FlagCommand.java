@@ -1,7 +1,6 @@
 package dev.clockwork.cli.common;
 
 import java.util.concurrent.Callable;
-
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;

@@ -1,11 +1,10 @@
 package dev.clockwork.cli.common;
 
+import dev.clockwork.cli.CacheFactory;
+import dev.clockwork.cli.workload.ProcessStats;
+import dev.clockwork.offheap.CacheOptions;
 import java.util.Map;
 import java.util.OptionalLong;
-
-import dev.clockwork.cli.CacheFactory;
-import dev.clockwork.offheap.CacheOptions;
-import dev.clockwork.cli.workload.ProcessStats;
 
 /**
  * Checks of the flags both gflags commands ({@code bench}, {@code soak}) take, made

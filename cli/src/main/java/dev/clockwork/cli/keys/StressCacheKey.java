@@ -158,7 +158,8 @@ public final class StressCacheKey {
         } else {
             double est = 1.0 * runsDone * o.daysPerRun / collisions;
             out.printf("%d collisions after %d x %d days, est %s days between (%s corrected)%n",
-                    collisions, runsDone, o.daysPerRun, CFormat.g(est), CFormat.g(est * multiplier));
+                    collisions, runsDone, o.daysPerRun, CFormat.g(est),
+                            CFormat.g(est * multiplier));
         }
         out.flush();
     }

@@ -3,6 +3,8 @@ package dev.clockwork.cli.keys;
 import dev.clockwork.cli.GFlags;
 import dev.clockwork.cli.common.Failures;
 import dev.clockwork.cli.common.SizeChecks;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import picocli.CommandLine.Option;
 
 /**
@@ -85,8 +87,7 @@ public final class StressCacheKeyOptions {
             description = "(-stress_cache_key) Log2 number of tracked (live) files (across"
                     + " DBs), 10 to 30; each run in flight holds a table of 8 x 2^bits bytes of"
                     + " heap, and the runs in flight at most " + HEAP_PERCENT + "%% of the JVM's"
-                    + " maximum heap."
-                    + " Default: ${DEFAULT-VALUE}.")
+                    + " maximum heap. Default: ${DEFAULT-VALUE}.")
     public long tableBits;
 
     @Option(names = "-sck_keep_bits", paramLabel = "<uint32>", order = 110,
@@ -138,7 +139,9 @@ public final class StressCacheKeyOptions {
         return filesProblem != null ? filesProblem : heapProblem(concurrentRuns, maxHeapBytes);
     }
 
-    /** The files a run simulates, {@code -sck_files_per_day x -sck_days_per_run}, must fit a long. */
+    /**
+     * The files a run simulates, {@code -sck_files_per_day x -sck_days_per_run}, must fit a long.
+     */
     private String filesPerRunProblem() {
         try {
             Math.multiplyExact(filesPerDay, daysPerRun);
@@ -179,8 +182,8 @@ public final class StressCacheKeyOptions {
     }
 
     /** Flag values by name, for -json. */
-    public java.util.Map<String, Object> values() {
-        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+    public Map<String, Object> values() {
+        Map<String, Object> m = new LinkedHashMap<>();
         m.put("sck_files_per_day", filesPerDay);
         m.put("sck_days_per_run", daysPerRun);
         m.put("sck_min_collision", minCollision);

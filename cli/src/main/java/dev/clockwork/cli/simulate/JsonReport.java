@@ -1,9 +1,8 @@
 package dev.clockwork.cli.simulate;
 
-import java.io.PrintWriter;
-
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.clockwork.cli.common.Json;
+import java.io.PrintWriter;
 
 /**
  * {@code -json}: one JSON object per result as it comes, with the counts behind the ratio:

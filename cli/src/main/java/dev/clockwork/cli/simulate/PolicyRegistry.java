@@ -1,7 +1,6 @@
 package dev.clockwork.cli.simulate;
 
 import dev.clockwork.offheap.AdmissionPolicy;
-
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;

@@ -1,9 +1,8 @@
 package dev.clockwork.cli.simulate;
 
+import dev.clockwork.cli.workload.Random64;
 import java.util.BitSet;
 import java.util.Locale;
-
-import dev.clockwork.cli.workload.Random64;
 
 /**
  * The built-in pollution scenario: a "good" stream over a key space of a few times the capacity

@@ -1,5 +1,9 @@
 package dev.clockwork.cli.simulate;
 
+import dev.clockwork.cli.common.ExitCodes;
+import dev.clockwork.cli.common.Failures;
+import dev.clockwork.cli.common.FlagCommand;
+import dev.clockwork.cli.common.Printable;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -7,11 +11,6 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
-
-import dev.clockwork.cli.common.ExitCodes;
-import dev.clockwork.cli.common.Failures;
-import dev.clockwork.cli.common.FlagCommand;
-import dev.clockwork.cli.common.Printable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 

@@ -1,12 +1,11 @@
 package dev.clockwork.cli.simulate;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
-
 import dev.clockwork.cli.GFlags;
 import dev.clockwork.cli.common.Failures;
 import dev.clockwork.cli.common.SizeChecks;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import picocli.CommandLine.Option;
 
 /**

@@ -8,7 +8,6 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.zip.GZIPInputStream;
-
 import org.tukaani.xz.MemoryLimitException;
 import org.tukaani.xz.XZInputStream;
 

@@ -1,12 +1,11 @@
 package dev.clockwork.cli.simulate;
 
+import dev.clockwork.cli.common.Failures;
+import dev.clockwork.cli.common.Printable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-
-import dev.clockwork.cli.common.Failures;
-import dev.clockwork.cli.common.Printable;
 
 /**
  * Reads a trace file of any {@link TraceFormat}, plain or compressed (see {@link TraceFiles}),

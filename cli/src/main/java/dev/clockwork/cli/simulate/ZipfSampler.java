@@ -1,8 +1,7 @@
 package dev.clockwork.cli.simulate;
 
-import java.util.Arrays;
-
 import dev.clockwork.cli.workload.Random64;
+import java.util.Arrays;
 
 /**
  * Zipf-distributed ranks in {@code [0, n)}: rank r is drawn with probability proportional to

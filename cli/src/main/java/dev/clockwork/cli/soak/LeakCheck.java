@@ -1,11 +1,10 @@
 package dev.clockwork.cli.soak;
 
-import java.util.OptionalLong;
-
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.cli.workload.KeyGen;
 import dev.clockwork.offheap.NativeMemory;
+import java.util.OptionalLong;
 
 /**
  * The leak accounting at the end of a soak, once every worker has released its handles: the
@@ -18,7 +17,8 @@ import dev.clockwork.offheap.NativeMemory;
  *     ({@link #MAX_DRAIN_KEYS}); the drain figures are -1 when it was not
  * @param expectedUsage what an empty cache of the table size charges, or -1 when unknown
  */
-record LeakCheck(long keys, long pinnedUsage, boolean drained, long entriesAfterDrain, long usageAfterDrain,
+record LeakCheck(long keys, long pinnedUsage, boolean drained, long entriesAfterDrain,
+        long usageAfterDrain,
                  long expectedUsage, long nativeAfterDrain, long nativeAfterClose,
                  long reservedAfterClose, long nativeBaseline, long reservedBaseline) {
 
@@ -82,7 +82,8 @@ record LeakCheck(long keys, long pinnedUsage, boolean drained, long entriesAfter
             }
         }
         cache.close();
-        return new LeakCheck(maxKey, pinnedUsage, drained, entries, usage, expected, nativeAfterDrain,
+        return new LeakCheck(maxKey, pinnedUsage, drained, entries, usage, expected,
+                nativeAfterDrain,
                 NativeMemory.outstandingBytes(), NativeMemory.reservedBytes(), nativeBaseline,
                 reservedBaseline);
     }

@@ -1,14 +1,13 @@
 package dev.clockwork.cli.soak;
 
-import java.io.PrintWriter;
-
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cli.CacheFactory;
-import dev.clockwork.offheap.NativeMemory;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import dev.clockwork.cli.common.FlagCommand;
 import dev.clockwork.cli.common.RunStop;
+import dev.clockwork.offheap.NativeMemory;
+import java.io.PrintWriter;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 
 /** {@code clockwork soak}: a long, checksum-verified, mixed workload with leak accounting. */
 @Command(name = "soak",

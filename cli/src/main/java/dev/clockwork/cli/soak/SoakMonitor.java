@@ -1,12 +1,11 @@
 package dev.clockwork.cli.soak;
 
-import java.util.concurrent.locks.LockSupport;
-
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cli.common.RunStop;
 import dev.clockwork.cli.workload.ProcessStats;
 import dev.clockwork.cli.workload.Random64;
 import dev.clockwork.offheap.NativeMemory;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The main thread's part of the timed phase: samples the process and the cache every 200 ms (or

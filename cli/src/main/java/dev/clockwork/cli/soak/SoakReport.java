@@ -71,7 +71,8 @@ final class SoakReport {
         out.printf("Op mix              : lookup+insert %d%%, insert %d%%, blind insert %d%%,"
                         + " lookup %d%%, erase %d%%; ref %d%% of hits, eraseIfLastRef %d%% of"
                         + " releases, byte[] API %d%%%n", o.mix.lookupInsertPercent,
-                o.mix.insertPercent, o.mix.blindInsertPercent, o.mix.lookupPercent, o.mix.erasePercent, o.refPercent,
+                o.mix.insertPercent, o.mix.blindInsertPercent, o.mix.lookupPercent,
+                        o.mix.erasePercent, o.refPercent,
                 o.releaseErasePercent, o.byteArrayPercent);
         out.printf("Seed                : %d%n", seed);
         out.printf("RSS rule            : max RSS after warm-up <= RSS at warm-up end + max(%s%%,"
@@ -221,7 +222,8 @@ final class SoakReport {
                 + " copyValue(byte[]) %d)%n", t[CHECKS], t[READ_COPY], t[READ_COPY + 1],
                 t[READ_COPY + 2]);
         long failures = r.checkFailures();
-        out.printf("  Checksum failures     : %d (wrong size %d, wrong charge %d, wrong key stamp or"
+        out.printf("  Checksum failures     : %d (wrong size %d, wrong charge %d, wrong key stamp "
+                + "or"
                         + " checksum %d)  %s%n", failures, t[FAILURES], t[FAILURES + 1],
                 t[FAILURES + 2], failures == 0 ? "PASS" : "FAIL");
         out.printf("  Worker errors         : %s  %s%n",

@@ -1,16 +1,15 @@
 package dev.clockwork.cli.soak;
 
-import java.io.PrintWriter;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cli.common.ExitCodes;
 import dev.clockwork.cli.common.RunStop;
 import dev.clockwork.cli.common.Threads;
 import dev.clockwork.cli.workload.PinnedFifo;
 import dev.clockwork.offheap.NativeMemory;
+import java.io.PrintWriter;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code clockwork soak}: a mixed, checksum-verified, multi-threaded workload for a fixed time
@@ -23,7 +22,8 @@ import dev.clockwork.offheap.NativeMemory;
  * <h2>Phases</h2>
  * <ol>
  *   <li>Populate (unless {@code -populate_cache=false}): the workers insert key numbers 0, 1,
- *     2, ... (worker i takes i, i + n, ...) until usage reaches 98% of the starting capacity (the top of the capacity wobble range, so
+ *     2, ... (worker i takes i, i + n, ...) until usage reaches 98% of the starting capacity (the
+ * top of the capacity wobble range, so
  *     that the cache's largest footprint is reached before the warm-up ends).</li>
  *   <li>Run: {@code -threads} workers operate until {@code -duration} is up. The main thread
  *     samples RSS every 200 ms (or every report interval if shorter), sets a new random capacity

@@ -1,12 +1,11 @@
 package dev.clockwork.cli.soak;
 
-import java.lang.foreign.MemorySegment;
-
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cli.workload.KeyGen;
 import dev.clockwork.cli.workload.Random64;
 import dev.clockwork.cli.workload.ValueGen;
 import dev.clockwork.cli.workload.ValueStamp;
+import java.lang.foreign.MemorySegment;
 
 /**
  * The values of {@code clockwork soak}: sizes spread over a range, every value stamped with its

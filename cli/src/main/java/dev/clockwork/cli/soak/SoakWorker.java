@@ -17,16 +17,15 @@ import static dev.clockwork.cli.soak.SoakCounters.REFUSED;
 import static dev.clockwork.cli.soak.SoakCounters.RELEASE;
 import static dev.clockwork.cli.soak.SoakCounters.RELEASE_ERASE;
 
-import java.io.PrintWriter;
-import java.lang.foreign.MemorySegment;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cli.workload.KeyGen;
 import dev.clockwork.cli.workload.PinnedFifo;
 import dev.clockwork.cli.workload.Random64;
+import java.io.PrintWriter;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One soak worker thread's state and operations ({@link SoakRun} describes the mix). Its counters

@@ -3,9 +3,9 @@ package dev.clockwork.cli.workload;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-
 import org.HdrHistogram.Histogram;
 
 /**
@@ -39,7 +39,7 @@ public final class Hiccups {
     public record Seen(long p999Nanos, long maxNanos, long stealMillis) {
         /** The report's line. */
         public String describe() {
-            return String.format(java.util.Locale.ROOT, "Platform stalls (a thread sleeping"
+            return String.format(Locale.ROOT, "Platform stalls (a thread sleeping"
                             + " 1 ms at a time, as jHiccup): P99.9 %.3f ms, max %.3f ms; CPU"
                             + " stolen by the hypervisor: %s%n", p999Nanos / 1e6, maxNanos / 1e6,
                     stealMillis < 0 ? "n/a" : stealMillis + " ms");
@@ -57,7 +57,8 @@ public final class Hiccups {
             long t0 = System.nanoTime();
             LockSupport.parkNanos(TICK_NANOS);
             long over = System.nanoTime() - t0 - TICK_NANOS;
-            histogram.recordValue(Math.max(0, Math.min(over, histogram.getHighestTrackableValue())));
+            histogram.recordValue(Math.max(0, Math.min(over,
+                    histogram.getHighestTrackableValue())));
         }
     }
 

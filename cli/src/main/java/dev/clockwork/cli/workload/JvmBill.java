@@ -1,5 +1,7 @@
 package dev.clockwork.cli.workload;
 
+import com.sun.management.GarbageCollectionNotificationInfo;
+import com.sun.management.OperatingSystemMXBean;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
@@ -11,12 +13,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import javax.management.ListenerNotFoundException;
 import javax.management.Notification;
 import javax.management.NotificationEmitter;
 import javax.management.NotificationListener;
 import javax.management.openmbean.CompositeData;
-
-import com.sun.management.GarbageCollectionNotificationInfo;
 
 /**
  * What the JVM spent on a timed phase besides the work itself, from its own records: the
@@ -122,7 +123,7 @@ public final class JvmBill implements NotificationListener {
             if (bean instanceof NotificationEmitter emitter) {
                 try {
                     emitter.removeNotificationListener(this);
-                } catch (javax.management.ListenerNotFoundException e) {
+                } catch (ListenerNotFoundException e) {
                     // never added: nothing to remove
                 }
             }
@@ -178,7 +179,7 @@ public final class JvmBill implements NotificationListener {
     /** The process's CPU time in nanoseconds, or -1 where the JVM does not provide it. */
     static long cpuNanos() {
         if (ManagementFactory.getOperatingSystemMXBean()
-                instanceof com.sun.management.OperatingSystemMXBean os) {
+                instanceof OperatingSystemMXBean os) {
             return os.getProcessCpuTime();
         }
         return -1;

@@ -1,14 +1,13 @@
 package dev.clockwork.cli.workload;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
-
 import dev.clockwork.cache.hash.KeyHash;
 import dev.clockwork.cache.key.DbId;
 import dev.clockwork.cache.key.FileCacheKey;
 import dev.clockwork.cache.key.SessionId;
 import dev.clockwork.cache.key.SessionIdGenerator;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 
 /**
  * cache_bench's {@code KeyGen}: draws a skewed key number and turns it into a 16-byte cache key.
@@ -98,7 +97,9 @@ public final class KeyGen {
         return new KeyGen(files, blocksPerFile, blockBytes);
     }
 
-    /** Draws a key number in {@code [0, maxKey)} (0 when maxKey is 0), consuming skew + 1 values. */
+    /**
+     * Draws a key number in {@code [0, maxKey)} (0 when maxKey is 0), consuming skew + 1 values.
+     */
     public static long randomKey(Random64 rnd, long maxKey, long skew) {
         long raw = rnd.next();
         for (long i = 0; i < skew; i++) {

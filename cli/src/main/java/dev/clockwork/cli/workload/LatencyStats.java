@@ -2,7 +2,6 @@ package dev.clockwork.cli.workload;
 
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
-
 import org.HdrHistogram.Histogram;
 
 /**

@@ -1,5 +1,6 @@
 package dev.clockwork.cli.workload;
 
+import com.sun.management.OperatingSystemMXBean;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -57,7 +58,7 @@ public final class ProcessStats {
      */
     public static OptionalLong physicalMemoryBytes() {
         if (ManagementFactory.getOperatingSystemMXBean()
-                instanceof com.sun.management.OperatingSystemMXBean os) {
+                instanceof OperatingSystemMXBean os) {
             long bytes = os.getTotalMemorySize();
             if (bytes > 0) {
                 return OptionalLong.of(bytes);

@@ -54,7 +54,9 @@ public final class ValueGen implements AutoCloseable {
         this.scratch = stampKeys ? arena.allocate(valueBytes, 8) : null;
     }
 
-    /** {@code max(1, min(valueBytes, (uint32) (ratio * valueBytes)))}, as cache_bench computes it. */
+    /**
+     * {@code max(1, min(valueBytes, (uint32) (ratio * valueBytes)))}, as cache_bench computes it.
+     */
     public static int randomFillSize(int valueBytes, double compressibleToRatio) {
         double scaled = compressibleToRatio * valueBytes;
         long truncated = scaled >= valueBytes ? valueBytes : (long) scaled;

@@ -2,6 +2,8 @@ package dev.clockwork.cli.workload;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /**
@@ -23,8 +25,8 @@ public final class ValueHash {
         return hash(v, 0, v.byteSize());
     }
 
-    private static final java.lang.invoke.VarHandle ARRAY_LONG_LE =
-            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class,
+    private static final VarHandle ARRAY_LONG_LE =
+            MethodHandles.byteArrayViewVarHandle(long[].class,
                     ByteOrder.LITTLE_ENDIAN);
 
     /**

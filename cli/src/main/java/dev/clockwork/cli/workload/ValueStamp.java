@@ -1,10 +1,9 @@
 package dev.clockwork.cli.workload;
 
+import dev.clockwork.cache.Cache;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
-
-import dev.clockwork.cache.Cache;
 
 /**
  * {@code -verify_values}: makes a value self-checking, so that a hit can tell whether the cache
@@ -31,7 +30,10 @@ public final class ValueStamp {
     private static final ValueLayout.OfLong LONG_LE =
             ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
-    /** Stamps {@code v} (all of it is the value) with the key and, if it is large enough, a checksum. */
+    /**
+     * Stamps {@code v} (all of it is the value) with the key and, if it is large enough, a
+     * checksum.
+     */
     public static void stamp(MemorySegment v, long key0, long key1) {
         long n = v.byteSize();
         if (n >= 16) {
@@ -69,7 +71,8 @@ public final class ValueStamp {
      * of it in {@code scratch} must pass {@link #check}. (Copying, rather than
      * {@link Cache#value}, never creates an object.)
      */
-    public static boolean check(Cache cache, long handle, long key0, long key1, MemorySegment scratch) {
+    public static boolean check(Cache cache, long handle, long key0, long key1,
+            MemorySegment scratch) {
         if (cache.valueSize(handle) != scratch.byteSize()) {
             return false;
         }

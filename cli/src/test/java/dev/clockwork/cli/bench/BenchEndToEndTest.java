@@ -3,19 +3,31 @@ package dev.clockwork.cli.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.clockwork.cache.Cache;
+import dev.clockwork.cli.CacheFactory;
+import dev.clockwork.cli.Main;
+import dev.clockwork.cli.RunMain;
+import dev.clockwork.cli.caches.ClockworkTarget;
+import dev.clockwork.cli.common.Json;
+import dev.clockwork.cli.common.RunStop;
+import dev.clockwork.cli.workload.Hiccups;
+import dev.clockwork.cli.workload.JvmBill;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-
-import dev.clockwork.cache.Cache;
-import dev.clockwork.cli.CacheFactory;
-import dev.clockwork.cli.RunMain;
-import dev.clockwork.cli.common.RunStop;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -65,7 +77,8 @@ class BenchEndToEndTest {
         for (int i = 0; i < types.length; i++) {
             int header = out.indexOf("=== -cache_type=" + types[i] + " (a JVM of its own: -Xmx512m)"
                     + " ===", from);
-            assertTrue(header >= from, "no run of " + types[i] + " after the previous one:\n" + out);
+            assertTrue(header >= from, "no run of " + types[i] + " after the previous one:\n"
+                    + out);
             int impl = out.indexOf("Cache impl name     : " + impls[i], header);
             int headline = out.indexOf("Rough parallel ops/sec = ", header);
             assertTrue(impl > header && headline > impl, "run of " + types[i] + ":\n" + out);
@@ -114,7 +127,9 @@ class BenchEndToEndTest {
                 + " over the last \\d+\\.\\d s\n.*"), err);
     }
 
-    /** -json: standard output is one JSON line with the run's figures; the report goes to stderr. */
+    /**
+     * -json: standard output is one JSON line with the run's figures; the report goes to stderr.
+     */
     @Test
     void jsonPrintsOneLineOfFiguresAndTheReportOnStderr() {
         Object[] r = RunMain.run("bench", "-cache_size=1048576", "-threads=2",
@@ -188,7 +203,7 @@ class BenchEndToEndTest {
         assertEquals("fixed_hyper_clock_cache", flags.get("cache_type"));
         assertTrue(flags.size() >= 36, "every flag: " + flags);
         // in the line itself, numbers and booleans are JSON numbers and booleans
-        var typed = dev.clockwork.cli.common.Json.read(line).get("flags");
+        var typed = Json.read(line).get("flags");
         assertTrue(typed.get("value_bytes").isIntegralNumber(), typed.toString());
         assertTrue(typed.get("num_shard_bits").isIntegralNumber(), typed.toString());
         assertTrue(typed.get("pinned_ratio").isDouble(), typed.toString());
@@ -230,16 +245,16 @@ class BenchEndToEndTest {
         assertEquals(List.of(new OpLatency("lookup", 5, 1, 2, 3, 0, 4)), r.latency());
         assertEquals(null, r.allOps());
         assertEquals(null, r.bill());
-        assertEquals(java.util.Map.of(), r.flags());
+        assertEquals(Map.of(), r.flags());
         assertEquals(null, r.table());
         assertEquals(null, r.gatherStats());
         // A value needing escapes survives the round trip.
         BenchResult odd = new BenchResult("lru_cache", 1, 1, 1, 1, 1, 0, 0, 0, -1, 0, List.of(),
-                java.util.Map.of("weird", "a\"b\\c,d:{e}"), new BenchResult.TableStats(-1, -1, -1, 4),
+                Map.of("weird", "a\"b\\c,d:{e}"), new BenchResult.TableStats(-1, -1, -1, 4),
                 null, true, new OpLatency(OpLatency.ALL, 9, 1, 2, 3, 4, 5),
-                new dev.clockwork.cli.workload.JvmBill.Bill("G1 Young Generation", 3, 40, 20, 0,
+                new JvmBill.Bill("G1 Young Generation", 3, 40, 20, 0,
                         0, 1 << 20, 2 << 20, 1 << 30, 123_456),
-                new dev.clockwork.cli.workload.Hiccups.Seen(1_000, 2_000, 30), 7 << 20);
+                new Hiccups.Seen(1_000, 2_000, 30), 7 << 20);
         assertEquals(odd, BenchResult.fromJson(odd.toJson()));
     }
 
@@ -282,30 +297,30 @@ class BenchEndToEndTest {
      */
     @Test
     void earlyExitEndsTheProcessAfterTheHeader() throws Exception {
-        List<String> command = new java.util.ArrayList<>();
+        List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
         command.add("--enable-native-access=ALL-UNNAMED");
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
-        command.add(dev.clockwork.cli.Main.class.getName());
+        command.add(Main.class.getName());
         command.addAll(List.of("bench", "-cache_size=1048576", "-threads=2",
                 "-ops_per_thread=5000", "-value_bytes=256", "-seed=1", "-jit_warmup_ops=0",
                 "-early_exit", "-json"));
         Process child = new ProcessBuilder(command).start();
         child.getOutputStream().close();
-        var stderr = new java.util.concurrent.CompletableFuture<String>();
+        var stderr = new CompletableFuture<String>();
         Thread.ofPlatform().daemon().start(() -> {
             try {
                 stderr.complete(new String(child.getErrorStream().readAllBytes(),
-                        java.nio.charset.StandardCharsets.UTF_8));
-            } catch (java.io.IOException e) {
+                        StandardCharsets.UTF_8));
+            } catch (IOException e) {
                 stderr.completeExceptionally(e);
             }
         });
         String stdout = new String(child.getInputStream().readAllBytes(),
-                java.nio.charset.StandardCharsets.UTF_8);
-        assertTrue(child.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "child hangs");
-        String err = stderr.get(60, java.util.concurrent.TimeUnit.SECONDS);
+                StandardCharsets.UTF_8);
+        assertTrue(child.waitFor(60, TimeUnit.SECONDS), "child hangs");
+        String err = stderr.get(60, TimeUnit.SECONDS);
         assertEquals(0, child.exitValue(), "stdout:\n" + stdout + "\nstderr:\n" + err);
         assertEquals("", stdout.strip(), "no JSON line after an early exit");
         assertTrue(err.contains("Population complete (") && err.contains("Cache impl name     : "),
@@ -432,7 +447,7 @@ class BenchEndToEndTest {
                 });
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = new BenchRun(o, seed, new dev.clockwork.cli.caches.ClockworkTarget(
+        int code = new BenchRun(o, seed, new ClockworkTarget(
                 o.cache.cacheType, corrupting), RunStop.manual(), new PrintWriter(out, true),
                 new PrintWriter(err, true)).execute();
         assertEquals(3, code, out + "\n" + err);
@@ -457,7 +472,7 @@ class BenchEndToEndTest {
                 "-seed=1", "-jit_warmup_ops=0", "-pinned_ratio=0", "-histograms=0");
         String out = (String) r[1];
         assertEquals(0, r[0], "stdout:\n" + out + "\nstderr:\n" + r[2]);
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+        Matcher m = Pattern.compile(
                 "Population complete \\((\\d+) entries, ([0-9.]+) average charge\\)").matcher(out);
         assertTrue(m.find(), out);
         double perEntry = Double.parseDouble(m.group(2));
@@ -467,7 +482,7 @@ class BenchEndToEndTest {
                 "-value_bytes=64", "-value_bytes_estimate=450", "-threads=1",
                 "-ops_per_thread=1000", "-seed=1", "-jit_warmup_ops=0", "-pinned_ratio=0",
                 "-histograms=0");
-        m = java.util.regex.Pattern.compile("Population complete \\(\\d+ entries, ([0-9.]+)"
+        m = Pattern.compile("Population complete \\(\\d+ entries, ([0-9.]+)"
                 + " average charge\\)").matcher((String) r[1]);
         assertTrue(m.find(), (String) r[1]);
         assertTrue(Double.parseDouble(m.group(1)) > 500, (String) r[1]);
@@ -480,7 +495,8 @@ class BenchEndToEndTest {
         assertEquals(0, CacheFactory.autoMinAvgEntryCharge(BenchFlagsTest.parse().cacheSettings(1)),
                 "8 KiB values: the default, 450");
         assertEquals(128, CacheFactory.autoMinAvgEntryCharge(BenchFlagsTest.parse(
-                "-value_bytes=64", "-value_bytes_estimate=128").cacheSettings(1)), "as cache_bench");
+                "-value_bytes=64", "-value_bytes_estimate=128").cacheSettings(1)),
+                        "as cache_bench");
     }
 
     @Test

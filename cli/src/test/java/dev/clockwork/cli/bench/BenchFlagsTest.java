@@ -7,14 +7,18 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.cli.RunMain;
 import dev.clockwork.cli.common.CacheFlags;
 import dev.clockwork.cli.common.OpMixFlags;
 import dev.clockwork.cli.common.WorkloadFlags;
 import dev.clockwork.cli.workload.ProcessStats;
+import java.math.BigInteger;
 import java.util.Arrays;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -53,7 +57,7 @@ class BenchFlagsTest {
         assertEquals("none", parse().admission);
         BenchOptions tiny = parse("-admission=tinylfu", "-cache_size=1048576");
         assertEquals("tinylfu", tiny.admission);
-        try (var cache = dev.clockwork.cli.CacheFactory.create(tiny.cacheSettings(1))) {
+        try (var cache = CacheFactory.create(tiny.cacheSettings(1))) {
             assertEquals(0, cache.stats().admissionRejects());
         }
         IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
@@ -493,12 +497,12 @@ class BenchFlagsTest {
         assertEquals(99, BenchRun.percent(max - 1, max));
         assertEquals(50, BenchRun.percent(1L << 62, max));
         assertEquals(0, BenchRun.percent(4096, max));
-        java.util.SplittableRandom random = new java.util.SplittableRandom(3);
+        SplittableRandom random = new SplittableRandom(3);
         for (int i = 0; i < 10_000; i++) {
             long total = random.nextLong(1, max);
             long done = random.nextLong(0, total + 1);
-            long expected = java.math.BigInteger.valueOf(done).multiply(
-                    java.math.BigInteger.valueOf(100)).divide(java.math.BigInteger.valueOf(total))
+            long expected = BigInteger.valueOf(done).multiply(
+                    BigInteger.valueOf(100)).divide(BigInteger.valueOf(total))
                     .longValueExact();
             assertEquals(expected, BenchRun.percent(done, total), done + " of " + total);
         }
@@ -537,7 +541,7 @@ class BenchFlagsTest {
                 + " (default) over -threads=16 (default) pins 17592186044417 handles per thread,"
                 + " more than 134217728: raise -value_bytes or -threads, or lower -pinned_ratio"
                 + " or -cache_size", refused(max).strip());
-        org.junit.jupiter.api.Assumptions.assumeTrue(
+        Assumptions.assumeTrue(
                 ProcessStats.physicalMemoryBytes().isPresent());
         String p = refused(max, "-pinned_ratio=0");
         assertTrue(p.contains("-populate_cache fills the cache with about 9223372036854775807"

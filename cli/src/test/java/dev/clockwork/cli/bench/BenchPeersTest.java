@@ -4,9 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.List;
-
 import dev.clockwork.cli.RunMain;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -122,7 +121,8 @@ class BenchPeersTest {
      */
     @Test
     void theBlockCachePresetRunsScansOfMixedBlocksForItsDuration() {
-        Object[] r = RunMain.run("bench", "-preset=block_cache", "-cache_type=fixed_hyper_clock_cache",
+        Object[] r = RunMain.run("bench", "-preset=block_cache",
+                "-cache_type=fixed_hyper_clock_cache",
                 "-cache_size=16777216", "-threads=2", "-duration=0.5", "-seed=9",
                 "-jit_warmup_ops=0", "-json");
         assertEquals(0, r[0], "stderr:\n" + r[2]);

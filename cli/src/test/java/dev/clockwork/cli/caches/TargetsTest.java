@@ -5,15 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.clockwork.cache.Cache;
+import dev.clockwork.cli.CacheFactory;
+import dev.clockwork.cli.workload.ValueHash;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.SplittableRandom;
-
-import dev.clockwork.cache.Cache;
-import dev.clockwork.cli.CacheFactory;
-import dev.clockwork.cli.workload.ValueHash;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

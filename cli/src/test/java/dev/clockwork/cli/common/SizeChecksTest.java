@@ -4,10 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.clockwork.cli.CacheFactory;
 import java.util.Map;
 import java.util.OptionalLong;
-
-import dev.clockwork.cli.CacheFactory;
 import org.junit.jupiter.api.Test;
 
 /** What the runs allocate up front (workers' buffers, a fixed table) against the memory. */

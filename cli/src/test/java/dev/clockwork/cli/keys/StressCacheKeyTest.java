@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.clockwork.cli.ChildRun;
 import dev.clockwork.cli.RunMain;
 import dev.clockwork.cli.common.Json;
+import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -22,7 +23,7 @@ class StressCacheKeyTest {
         "-sck_restarts_per_day=4", "-progress_interval=0", "-seed=7"};
 
     private static String[] with(String... more) {
-        String[] args = java.util.Arrays.copyOf(SMALL, SMALL.length + more.length);
+        String[] args = Arrays.copyOf(SMALL, SMALL.length + more.length);
         System.arraycopy(more, 0, args, SMALL.length, more.length);
         return args;
     }

@@ -3,9 +3,8 @@ package dev.clockwork.cli.simulate;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.SplittableRandom;
-
 import dev.clockwork.offheap.LruCache;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /** The Clockwork caches as policies. */

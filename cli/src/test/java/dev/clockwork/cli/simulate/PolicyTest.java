@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.SplittableRandom;
-
 import org.junit.jupiter.api.Test;
 
 /** The reference policies (lru, opt) on sequences worked out by hand. */

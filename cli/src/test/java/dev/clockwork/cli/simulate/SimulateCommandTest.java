@@ -4,15 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.clockwork.cli.RunMain;
+import dev.clockwork.cli.common.Json;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.clockwork.cli.RunMain;
-import dev.clockwork.cli.common.Json;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,11 +26,12 @@ class SimulateCommandTest {
     /** A LIRS trace of {@code accesses} skewed keys, gzip-compressed. */
     private Path lirsTrace(String name, int accesses) throws IOException {
         StringBuilder text = new StringBuilder();
-        java.util.SplittableRandom random = new java.util.SplittableRandom(5);
+        SplittableRandom random = new SplittableRandom(5);
         for (int i = 0; i < accesses; i++) {
             text.append(Math.min(random.nextInt(400), random.nextInt(400))).append('\n');
         }
-        return TraceReaderTest.write(dir, name, text.toString().getBytes(StandardCharsets.US_ASCII));
+        return TraceReaderTest.write(dir, name,
+                text.toString().getBytes(StandardCharsets.US_ASCII));
     }
 
     private static Object[] run(String... args) {
@@ -252,7 +254,7 @@ class SimulateCommandTest {
         assertEquals("clockwork simulate: -trace " + sub + ": is a directory, not a trace file",
                 refusedInOneLine("simulate", "-trace", sub.toString(), "-capacities=10"));
         byte[] gz = Files.readAllBytes(lirsTrace("whole.trace.gz", 3000));
-        Path cut = Files.write(dir.resolve("cut.trace.gz"), java.util.Arrays.copyOf(gz, 5));
+        Path cut = Files.write(dir.resolve("cut.trace.gz"), Arrays.copyOf(gz, 5));
         assertEquals("clockwork simulate: -trace " + cut + ": the gzip data ends early (is the"
                 + " file truncated?)",
                 refusedInOneLine("simulate", "-trace", cut.toString(), "-capacities=10"));

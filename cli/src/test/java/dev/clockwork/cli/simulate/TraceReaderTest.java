@@ -10,11 +10,13 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.zip.CRC32;
 import java.util.zip.GZIPOutputStream;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -172,7 +174,8 @@ class TraceReaderTest {
     /** A file of empty lines holds no access, but is bounded all the same. */
     @Test
     void blankLinesCountTowardsTheLimit() throws IOException {
-        Path f = write(dir, "blank.trace.gz", "\n".repeat(100_000).getBytes(StandardCharsets.US_ASCII));
+        Path f = write(dir, "blank.trace.gz",
+                "\n".repeat(100_000).getBytes(StandardCharsets.US_ASCII));
         assertEquals(0, TraceReader.read(f, null, 100_000).length());
         assertTrue(failure(f, null, 99_999).contains("more than 99999 accesses"));
     }
@@ -229,7 +232,7 @@ class TraceReaderTest {
     void truncatedGzipSaysItEndsEarly(int cut) throws IOException {
         byte[] whole = gzip(someKeys());
         int length = cut > 0 ? cut : whole.length + cut;
-        Path f = Files.write(dir.resolve("cut.trace.gz"), java.util.Arrays.copyOf(whole, length));
+        Path f = Files.write(dir.resolve("cut.trace.gz"), Arrays.copyOf(whole, length));
         assertEquals(f + ": the gzip data ends early (is the file truncated?)",
                 failure(f, null, 1_000_000));
     }
@@ -239,7 +242,7 @@ class TraceReaderTest {
     void truncatedXzSaysWhatIsWrong(int cut) throws IOException {
         byte[] whole = xz(someKeys());
         int length = cut > 0 ? cut : whole.length + cut;
-        Path f = Files.write(dir.resolve("cut.trace.xz"), java.util.Arrays.copyOf(whole, length));
+        Path f = Files.write(dir.resolve("cut.trace.xz"), Arrays.copyOf(whole, length));
         String m = failure(f, null, 1_000_000);
         assertTrue(m.startsWith(f + ": the xz data "), m);
     }
@@ -269,9 +272,9 @@ class TraceReaderTest {
         assertEquals(0x21, bytes[block + 2]);
         assertEquals(1, bytes[block + 3]);
         bytes[block + 4] = 36; // a 1 GiB dictionary (the largest xz -9 makes is 64 MiB)
-        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        CRC32 crc = new CRC32();
         crc.update(bytes, block, headerSize - 4);
-        ByteBuffer.wrap(bytes, block + headerSize - 4, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+        ByteBuffer.wrap(bytes, block + headerSize - 4, 4).order(ByteOrder.LITTLE_ENDIAN)
                 .putInt((int) crc.getValue());
         Path f = Files.write(dir.resolve("huge.trace.xz"), bytes);
         String m = failure(f, null, 1_000_000);
@@ -284,7 +287,7 @@ class TraceReaderTest {
     @Test
     void badKeysAreQuotedShortAndEscaped() throws IOException {
         byte[] line = new byte[200];
-        java.util.Arrays.fill(line, (byte) 0x1B);
+        Arrays.fill(line, (byte) 0x1B);
         Path f = write(dir, "esc.trace", (new String(line, StandardCharsets.ISO_8859_1) + "\n")
                 .getBytes(StandardCharsets.ISO_8859_1));
         String m = failure(f, TraceFormat.LIRS, 10);

@@ -4,31 +4,32 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.clockwork.cache.Cache;
+import dev.clockwork.cache.Priority;
+import dev.clockwork.cli.CacheFactory;
+import dev.clockwork.cli.RunMain;
+import dev.clockwork.cli.common.RunStop;
+import dev.clockwork.cli.workload.KeyGen;
+import dev.clockwork.cli.workload.Random64;
+import dev.clockwork.cli.workload.ValueStamp;
+import dev.clockwork.offheap.NativeMemory;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import dev.clockwork.cache.Cache;
-import dev.clockwork.cache.Priority;
-import dev.clockwork.cli.CacheFactory;
-import dev.clockwork.cli.RunMain;
-import dev.clockwork.cli.common.RunStop;
-import dev.clockwork.offheap.NativeMemory;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
-import dev.clockwork.cli.workload.KeyGen;
-import dev.clockwork.cli.workload.Random64;
-import dev.clockwork.cli.workload.ValueStamp;
 
 /** Short real soaks, and proof that the soak's checks can fail. */
 class SoakEndToEndTest {
@@ -39,11 +40,11 @@ class SoakEndToEndTest {
             "-seed=5");
 
     private static final Pattern LINE = Pattern.compile(
-            "(?m)^ +(\\d+\\.\\d) +(\\d+) +(\\d+) +(\\d\\.\\d{4}) +(\\d+) +(\\d+\\.\\d) +(\\d+\\.\\d)"
-                    + " +(\\d+\\.\\d) +(\\d+\\.\\d) +(\\d+\\.\\d) +(\\d+)$");
+            "(?m)^ +(\\d+\\.\\d) +(\\d+) +(\\d+) +(\\d\\.\\d{4}) +(\\d+) +(\\d+\\.\\d) "
+                    + "+(\\d+\\.\\d) +(\\d+\\.\\d) +(\\d+\\.\\d) +(\\d+\\.\\d) +(\\d+)$");
 
     private static Object[] run(String... extra) {
-        List<String> args = new java.util.ArrayList<>(SHORT);
+        List<String> args = new ArrayList<>(SHORT);
         args.addAll(List.of(extra));
         return RunMain.run(args.toArray(String[]::new));
     }
@@ -119,7 +120,7 @@ class SoakEndToEndTest {
     }
 
     /** Wraps a cache so that {@code hook} may replace any call's result. */
-    private static Cache intercept(Cache real, BiFunction<java.lang.reflect.Method, Object[],
+    private static Cache intercept(Cache real, BiFunction<Method, Object[],
             Object> hook) {
         return (Cache) Proxy.newProxyInstance(Cache.class.getClassLoader(),
                 new Class<?>[] {Cache.class}, (proxy, method, args) -> {

@@ -90,7 +90,8 @@ class SoakFlagsTest {
                 "max defaults to at least min");
         assertTrue(problem("-value_bytes=100", "-value_bytes_max=200")
                 .contains("-value_bytes cannot be combined"));
-        assertTrue(problem("-value_bytes_min=31").startsWith("-value_bytes_min=31 is less than 32"));
+        assertTrue(problem("-value_bytes_min=31").startsWith("-value_bytes_min=31 is less than "
+                + "32"));
         assertTrue(problem("-value_bytes=8").startsWith("-value_bytes=8 is less than 32"));
         assertTrue(problem("-value_bytes_min=100", "-value_bytes_max=99")
                 .contains("-value_bytes_max=99 is less than -value_bytes_min=100"));

@@ -2,6 +2,8 @@ package dev.clockwork.cli.workload;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 class HiccupsTest {
@@ -20,7 +22,7 @@ class HiccupsTest {
 
     @Test
     void readsTheHypervisorsStealOnLinux() {
-        if (java.nio.file.Files.exists(java.nio.file.Path.of("/proc/stat"))) {
+        if (Files.exists(Path.of("/proc/stat"))) {
             assertTrue(Hiccups.stealMillis() >= 0);
         }
     }

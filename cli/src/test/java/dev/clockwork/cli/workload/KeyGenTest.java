@@ -1,15 +1,14 @@
 package dev.clockwork.cli.workload;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-
-import java.util.HashSet;
-import java.util.Set;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.clockwork.cache.hash.KeyHash;
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class KeyGenTest {
@@ -63,7 +62,7 @@ class KeyGenTest {
         assertEquals(1, gen.key0());
         assertEquals(11 | (1L << 8), gen.key1());
         // distinct key numbers give distinct keys
-        java.util.Set<String> seen = new java.util.HashSet<>();
+        Set<String> seen = new HashSet<>();
         for (long k = 0; k < 100_000; k++) {
             gen.encode(k);
             assertTrue(seen.add(gen.key0() + ":" + gen.key1()), "collision at " + k);
@@ -201,18 +200,18 @@ class KeyGenTest {
     @Test
     void fileKeysAreDistinctAndShareKey0WithinAFile() {
         KeyGen gen = KeyGen.fileKeys(10_000, 4096, 8192);
-        java.util.Set<String> seen = new java.util.HashSet<>();
+        Set<String> seen = new HashSet<>();
         long firstKey0 = 0;
         for (long k = 0; k < 10_000; k++) {
             gen.encode(k);
-            org.junit.jupiter.api.Assertions.assertTrue(seen.add(gen.key0() + ":" + gen.key1()),
+            Assertions.assertTrue(seen.add(gen.key0() + ":" + gen.key1()),
                     "key " + k);
             if (k == 0) {
                 firstKey0 = gen.key0();
             } else if (k < 4096) {
-                org.junit.jupiter.api.Assertions.assertEquals(firstKey0, gen.key0(), "file 0");
+                Assertions.assertEquals(firstKey0, gen.key0(), "file 0");
             } else {
-                org.junit.jupiter.api.Assertions.assertNotEquals(firstKey0, gen.key0(), "file 1+");
+                Assertions.assertNotEquals(firstKey0, gen.key0(), "file 1+");
             }
         }
     }

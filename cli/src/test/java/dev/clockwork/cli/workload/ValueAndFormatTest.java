@@ -6,18 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.clockwork.cache.Cache;
+import dev.clockwork.cache.Priority;
+import dev.clockwork.cli.common.CFormat;
+import dev.clockwork.offheap.FixedHyperClockCache;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
-import dev.clockwork.cache.Cache;
-import dev.clockwork.cache.Priority;
-import dev.clockwork.offheap.FixedHyperClockCache;
 import org.junit.jupiter.api.Test;
-import dev.clockwork.cli.common.CFormat;
 
 class ValueAndFormatTest {
 
@@ -39,7 +38,8 @@ class ValueAndFormatTest {
             // 50 random bytes, written as 7 whole little-endian longs (56 bytes)
             for (int i = 0; i < 56; i += 8) {
                 assertEquals(same.next(),
-                        v.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), i));
+                        v.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN),
+                                i));
             }
             // from byte 56 on, byte i copies byte i % 50
             for (int i = 56; i < 100; i++) {
@@ -51,7 +51,8 @@ class ValueAndFormatTest {
 
     @Test
     void valueBytesMatchCacheBench() {
-        // An FNV-1a-style 64-bit hash of two consecutive values from std::mt19937_64(7), made by cache_bench's
+        // An FNV-1a-style 64-bit hash of two consecutive values from std::mt19937_64(7), made by
+        // cache_bench's
         // createValue loop compiled as C++.
         Object[][] cases = {
             {1000, 0.37, "10435851985778870113", "13832773435631954888"},
@@ -142,10 +143,12 @@ class ValueAndFormatTest {
                 // any changed byte that the stamp covers is caught
                 for (int i = 0; i < size; i += Math.max(1, size / 23)) {
                     boolean covered = i < keyEnd || size >= ValueStamp.MIN_CHECKSUM_BYTES;
-                    v.set(ValueLayout.JAVA_BYTE, i, (byte) (v.get(ValueLayout.JAVA_BYTE, i) ^ 0x40));
+                    v.set(ValueLayout.JAVA_BYTE, i, (byte) (v.get(ValueLayout.JAVA_BYTE,
+                            i) ^ 0x40));
                     assertEquals(!covered, ValueStamp.check(v, key0, key1),
                             "size " + size + " byte " + i);
-                    v.set(ValueLayout.JAVA_BYTE, i, (byte) (v.get(ValueLayout.JAVA_BYTE, i) ^ 0x40));
+                    v.set(ValueLayout.JAVA_BYTE, i, (byte) (v.get(ValueLayout.JAVA_BYTE,
+                            i) ^ 0x40));
                 }
                 assertTrue(ValueStamp.check(v, key0, key1));
             }
@@ -196,7 +199,8 @@ class ValueAndFormatTest {
     void vmHwmParsing() throws Exception {
         Path f = Files.createTempFile("status", ".txt");
         try {
-            Files.writeString(f, "Name:\tjava\nVmPeak:\t  999 kB\nVmHWM:\t   2048 kB\nVmRSS:\t 1 kB\n");
+            Files.writeString(f,
+                    "Name:\tjava\nVmPeak:\t  999 kB\nVmHWM:\t   2048 kB\nVmRSS:\t 1 kB\n");
             assertEquals(2048L * 1024, ProcessStats.parseVmHwm(f).orElseThrow());
             Files.writeString(f, "Name:\tjava\n");
             assertEquals(false, ProcessStats.parseVmHwm(f).isPresent());
