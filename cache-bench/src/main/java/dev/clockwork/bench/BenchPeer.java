@@ -110,10 +110,12 @@ abstract class BenchPeer implements AutoCloseable {
     }
 
     private static BenchPeer caffeine(long capacity, Key16[] keys) {
+        // CHECKSTYLE.OFF: InlineQualifiedName (a name clash: Cache is Clockwork's here)
         com.github.benmanes.caffeine.cache.Cache<Key16, byte[]> c = Caffeine.newBuilder()
                 .maximumWeight(capacity)
                 .<Key16, byte[]>weigher((k, v) -> 16 + v.length)
                 .build();
+        // CHECKSTYLE.ON: InlineQualifiedName
         return new OnHeap(c.asMap(), keys, false, c::cleanUp);
     }
 

@@ -26,7 +26,8 @@ class ModuleApiTest {
         assertEquals(Set.of("dev.clockwork.offheap"), exported);
         assertTrue(descriptor.packages().containsAll(Set.of("dev.clockwork.offheap.clock",
                 "dev.clockwork.offheap.lru", "dev.clockwork.offheap.memory")));
-        assertTrue(descriptor.requires().stream().anyMatch(r -> r.name().equals("dev.clockwork.cache")
+        assertTrue(descriptor.requires().stream()
+                .anyMatch(r -> r.name().equals("dev.clockwork.cache")
                 && r.modifiers().contains(ModuleDescriptor.Requires.Modifier.TRANSITIVE)));
     }
 }

@@ -251,6 +251,7 @@ public final class GFlags {
         }
     }
 
+    // CHECKSTYLE.OFF: InlineQualifiedName (a name clash: this class is named Double)
     /** gflags double. */
     public static final class Double implements ITypeConverter<java.lang.Double> {
         @Override
@@ -262,6 +263,7 @@ public final class GFlags {
             }
         }
     }
+    // CHECKSTYLE.ON: InlineQualifiedName
 
     /** gflags bool (used when picocli sees a value, normally after {@link #normalize}). */
     public static final class Bool implements ITypeConverter<Boolean> {

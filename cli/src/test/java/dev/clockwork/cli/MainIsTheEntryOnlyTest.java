@@ -22,7 +22,9 @@ class MainIsTheEntryOnlyTest {
     /** The name Main as code, not inside a comment or a string literal. */
     private static final Pattern MAIN = Pattern.compile("\\bMain\\b");
     private static final Pattern COMMENTS_AND_STRINGS = Pattern.compile(
-            "/\\*.*?\\*/|//[^\\n]*|\"\"\".*?\"\"\"|\"(?:\\\\.|[^\"\\\\\\n])*\"|'(?:\\\\.|[^'\\\\])'",
+            "/\\*.*?\\*/|//[^\\n]*"
+                    + "|\"\"\".*?\"\"\""
+                    + "|\"(?:\\\\.|[^\"\\\\\\n])*\"|'(?:\\\\.|[^'\\\\])'",
             Pattern.DOTALL);
 
     @Test

@@ -40,7 +40,8 @@ final class MemoryFigures {
         Style.logYIfWide(chart.getStyler(), all);
         Style.fitLabels(chart, caches);
         Style.fitLegend(chart);
-        List<String> sources = List.copyOf(new TreeSet<>(rows.stream().map(MemoryRow::source).toList()));
+        List<String> sources =
+                List.copyOf(new TreeSet<>(rows.stream().map(MemoryRow::source).toList()));
         return new Figure("memory-per-entry-" + valueBytes + "B.png", title, sources, table(rows),
                 chart);
     }

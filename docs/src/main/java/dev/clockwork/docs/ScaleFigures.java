@@ -57,7 +57,8 @@ final class ScaleFigures {
                     .mapToObj(ns -> ns > 0 ? ns / 1000.0 : null).toList();
             all.addAll(ys);
             List<String> cells = new ArrayList<>(List.of(names.get(i)));
-            Arrays.stream(group.get(i).latency().inOrder()).forEach(ns -> cells.add(Fmt.micros(ns)));
+            Arrays.stream(group.get(i).latency().inOrder())
+                    .forEach(ns -> cells.add(Fmt.micros(ns)));
             table.row(cells.toArray(String[]::new));
             if (ys.stream().allMatch(Objects::isNull)) {
                 continue;

@@ -18,27 +18,27 @@ class MemoryChartsTest {
 
         assertEquals(List.of("memory-per-entry-64B.png", "memory-per-entry-1024B.png"), r.pngs());
         assertEquals("""
-                ### memory-per-entry-64B.png
+        ### memory-per-entry-64B.png
 
-                Memory per resident entry, 64 B values, in bytes (lower is better)
+        Memory per resident entry, 64 B values, in bytes (lower is better)
 
-                Source: `memory.jsonl`
+        Source: `memory.jsonl`
 
-                | cache | resident | heap B/entry | native B/entry | all-in B/entry | overhead B/entry |
-                | --- | ---: | ---: | ---: | ---: | ---: |
-                | clockwork-fixed | 8000 | 10.0 | 200.0 | 210.0 | 130.0 |
-                | caffeine | 10000 | 150.0 | 50.0 | 200.0 | 120.0 |
+        | cache | resident | heap B/entry | native B/entry | all-in B/entry | overhead B/entry |
+        | --- | ---: | ---: | ---: | ---: | ---: |
+        | clockwork-fixed | 8000 | 10.0 | 200.0 | 210.0 | 130.0 |
+        | caffeine | 10000 | 150.0 | 50.0 | 200.0 | 120.0 |
 
-                ### memory-per-entry-1024B.png
+        ### memory-per-entry-1024B.png
 
-                Memory per resident entry, 1024 B values, in bytes (lower is better)
+        Memory per resident entry, 1024 B values, in bytes (lower is better)
 
-                Source: `memory.jsonl`
+        Source: `memory.jsonl`
 
-                | cache | resident | heap B/entry | native B/entry | all-in B/entry | overhead B/entry |
-                | --- | ---: | ---: | ---: | ---: | ---: |
-                | clockwork-fixed | 4000 | 10.0 | 1100.0 | 1110.0 | 70.0 |
-                """, r.body());
+        | cache | resident | heap B/entry | native B/entry | all-in B/entry | overhead B/entry |
+        | --- | ---: | ---: | ---: | ---: | ---: |
+        | clockwork-fixed | 4000 | 10.0 | 1100.0 | 1110.0 | 70.0 |
+        """, r.body());
         r.assertImages();
     }
 }

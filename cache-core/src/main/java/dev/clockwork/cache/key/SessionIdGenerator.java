@@ -17,7 +17,8 @@ import java.util.random.RandomGenerator;
  * <p>Thread-safe; {@link #next} is one atomic increment.
  */
 public final class SessionIdGenerator {
-    private static final SessionIdGenerator PROCESS_WIDE = new SessionIdGenerator(new SecureRandom());
+    private static final SessionIdGenerator PROCESS_WIDE =
+            new SessionIdGenerator(new SecureRandom());
 
     private final long baseUpper;
     private final long baseLower;

@@ -19,7 +19,8 @@ import picocli.CommandLine.ParseResult;
  */
 public final class GivenFlags {
     /** A flag in a message, with the value it shows if any: "-cache_size=1024", "-skew". */
-    private static final Pattern FLAG = Pattern.compile("(?<![\\w-])-([a-z][a-z0-9_]*)(=[^\\s,;:()]+)?");
+    private static final Pattern FLAG =
+            Pattern.compile("(?<![\\w-])-([a-z][a-z0-9_]*)(=[^\\s,;:()]+)?");
 
     private final CommandSpec spec;
     private final ParseResult parsed;

@@ -224,7 +224,8 @@ class BenchEndToEndTest {
                 err);
         assertEquals(result, BenchResult.fromJson(result.toJson()));
         // The latency table is unchanged by the walks' entry.
-        assertTrue(result.latency().stream().noneMatch(l -> l.op().equals(BenchResult.GATHER_STATS)));
+        assertTrue(result.latency().stream()
+                .noneMatch(l -> l.op().equals(BenchResult.GATHER_STATS)));
         // The first fields are those of the first version, in their order.
         assertTrue(line.startsWith("{\"tool\":\"clockwork bench\",\"cache_type\":"
                 + "\"fixed_hyper_clock_cache\",\"threads\":2,\"ops_per_thread\":20000,"
