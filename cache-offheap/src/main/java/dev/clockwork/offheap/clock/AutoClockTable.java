@@ -7,8 +7,10 @@ import static dev.clockwork.offheap.clock.ChainPointer.isLocked;
 import static dev.clockwork.offheap.clock.ChainPointer.shift;
 import static dev.clockwork.offheap.clock.ClockMeta.MAX_COUNTDOWN;
 import static dev.clockwork.offheap.clock.ClockMeta.isShareable;
+import static dev.clockwork.offheap.clock.LinearHashChains.headAcquire;
 import static dev.clockwork.offheap.clock.LinearHashChains.homeAndShift;
 import static dev.clockwork.offheap.clock.LinearHashChains.lowBits;
+import static dev.clockwork.offheap.clock.LinearHashChains.nextAcquire;
 import static dev.clockwork.offheap.clock.SlotLayout.SLOT_BYTES;
 import static dev.clockwork.offheap.clock.SlotLayout.SLOT_SHIFT;
 import static dev.clockwork.offheap.clock.SlotLayout.key0;
@@ -211,7 +213,7 @@ public final class AutoClockTable extends ClockProtocol {
         long homeAndShift = homeAndShift(chains.lengthInfoOpaque(), h1);
         long home = homeAndShift >>> 8;
         int homeShift = (int) (homeAndShift & 0xFF);
-        long word = chains.head(home);
+        long word = headAcquire(slots, home);
         boolean atHead = true;
         long hops = 0;
         for (;;) {
@@ -225,7 +227,7 @@ public final class AutoClockTable extends ClockProtocol {
                     // The chain was split after the length we read: follow our key's half.
                     homeShift++;
                     home = lowBits(h1, homeShift);
-                    word = chains.head(home);
+                    word = headAcquire(slots, home);
                     continue;
                 } else {
                     word = restart(home);
@@ -244,15 +246,9 @@ public final class AutoClockTable extends ClockProtocol {
             long slot = index(word) << SLOT_SHIFT;
             long key1 = key1(slots, slot);
             if (key1 == h1 && key0(slots, slot) == h0) {
-                if (mode == ERASE && eraseIfKey(slot, h0, h1)) {
-                    return slot;
-                }
-                if (mode != ERASE) {
-                    int stamp = mode == REFERENCE ? tryReference(slot, h0, h1)
-                            : stampIfKey(slot, h0, h1);
-                    if (stamp != 0) {
-                        return FoundEntry.of(slot, stamp);
-                    }
+                long found = atKey(slot, h0, h1, mode);
+                if (found != FoundEntry.NONE) {
+                    return found;
                 }
             }
             if (lowBits(key1, shift) != effectiveHome || ++hops > slotCount) {
@@ -262,12 +258,25 @@ public final class AutoClockTable extends ClockProtocol {
                 hops = 0;
                 continue;
             }
-            word = chains.next(slot);
+            word = nextAcquire(slots, slot);
             atHead = false;
         }
     }
 
-    private long restart(long home) {
+    /**
+     * What the walk does at an entry of its key, by {@code mode}: the walk's result, or
+     * {@link FoundEntry#NONE} to walk on. Apart from {@link #walk} to keep that under the JIT's
+     * inlining limit for hot methods (325 bytes of bytecode): over it, every lookup pays a call.
+     */
+    private long atKey(long slot, long h0, long h1, int mode) {
+        if (mode == ERASE) {
+            return eraseIfKey(slot, h0, h1) ? slot : FoundEntry.NONE;
+        }
+        int stamp = mode == REFERENCE ? tryReference(slot, h0, h1) : stampIfKey(slot, h0, h1);
+        return stamp != 0 ? FoundEntry.of(slot, stamp) : FoundEntry.NONE;
+    }
+
+        private long restart(long home) {
         context.stats.lookupRestarts.increment();
         return chains.head(home);
     }

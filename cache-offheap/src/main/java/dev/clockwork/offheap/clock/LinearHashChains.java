@@ -159,7 +159,22 @@ final class LinearHashChains {
      * so a reader that follows the link sees them.
      */
     long head(long home) {
+        return headAcquire(slots, home);
+    }
+
+    /**
+     * {@link #head} on the caller's own view of the slots: a lookup's walk reads the chain words
+     * through the table's {@code slots}, the segment it reads the keys through, so that the
+     * compiled walk loads one segment (and checks it once), not a second one from this object
+     * after every acquire.
+     */
+    static long headAcquire(MemorySegment slots, long home) {
         return (long) LONG.getAcquire(slots, SlotLayout.headOffset(home << SLOT_SHIFT));
+    }
+
+    /** {@link #next} on the caller's own view of the slots (see {@link #headAcquire}). */
+    static long nextAcquire(MemorySegment slots, long slot) {
+        return (long) LONG.getAcquire(slots, SlotLayout.nextOffset(slot));
     }
 
     void setHead(long home, long word) {
@@ -172,7 +187,7 @@ final class LinearHashChains {
     }
 
     long next(long slot) {
-        return (long) LONG.getAcquire(slots, SlotLayout.nextOffset(slot));
+        return nextAcquire(slots, slot);
     }
 
     void setNext(long slot, long word) {

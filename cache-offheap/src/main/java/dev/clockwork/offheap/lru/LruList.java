@@ -196,10 +196,10 @@ abstract class LruList {
         setNext(p, n);
         setPrev(n, p);
         long charge = totalCharge(e);
-        assert listUsage >= charge : "listUsage " + listUsage + " below a listed charge";
+        assert listUsage >= charge : "listUsage below a listed charge";
         listUsage -= charge;
         if ((refsAndFlags(e) & IN_WINDOW) != 0) {
-            assert windowUsage >= charge : "windowUsage " + windowUsage + " below its entry's";
+            assert windowUsage >= charge : "windowUsage below its entry's charge";
             windowUsage -= charge; // not on the main list: its cursors are elsewhere
             return;
         }
@@ -259,11 +259,15 @@ abstract class LruList {
         setPrev(n, e);
     }
 
+    /** {@link #listInsert}'s precondition: listed, in the index, in no pool yet. */
+    private boolean insertable(long e) {
+        return listed(e) && hasFlag(e, LruRecordLayout.IN_CACHE)
+                && (refsAndFlags(e) & (IN_HIGH_POOL | IN_LOW_POOL)) == 0;
+    }
+
     /** Puts an unreferenced entry on the list where its priority and hit flag place it. */
     void listInsert(long e) {
-        assert listed(e);
-        assert hasFlag(e, LruRecordLayout.IN_CACHE) : "an entry out of the index put on the list";
-        assert (refsAndFlags(e) & (IN_HIGH_POOL | IN_LOW_POOL)) == 0 : "already in a pool";
+        assert insertable(e) : "an entry put on the list is in the index and in no pool";
         long charge = totalCharge(e);
         listUsage += charge;
         if ((refsAndFlags(e) & IN_WINDOW) != 0) {
@@ -276,6 +280,15 @@ abstract class LruList {
             linkAfter(prev(head), e);
             return;
         }
+        insertIntoPools(e, charge);
+    }
+
+    /**
+     * {@link #listInsert} on a list with pools: the high pool, the low pool or the bottom, by
+     * the entry's priority and whether it was hit. Apart so that each stays under the JIT's
+     * inlining limit for hot methods (325 bytes of bytecode).
+     */
+    private void insertIntoPools(long e, long charge) {
         int v = refsAndFlags(e);
         boolean hit = (v & HAS_HIT) != 0;
         int priority = (v & PRIORITY_MASK) >>> PRIORITY_SHIFT;
