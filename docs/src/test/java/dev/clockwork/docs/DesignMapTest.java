@@ -30,12 +30,12 @@ import org.junit.jupiter.api.Test;
  * {@code Name.member} or {@code Name.Nested.member}, optionally followed by an argument list
  * ({@code Cache.get(key0, key1)}), where {@code Name} starts with an upper-case letter and holds a
  * lower-case one (so {@code MAX_USAGE}, jcstress outcomes such as {@code K1_V0} and flags are not
- * names), nor are file names ({@code QuickStart.java}). {@code Name} must be a type (top-level or nested) declared in some module's {@code src/main} or
- * {@code src/test}, or a JDK type; each {@code .member} must be a method, field, enum constant,
- * record component or nested type declared in the type before it or in one of its project
- * supertypes (for JDK types: public, by reflection), or a JFR event's name ({@code @Name}). Not
- * checked: a span right after the name of another project ({@link #FOREIGN}: {@code RocksDB's
- * `LRUHandle`}) and the few {@link #OUTSIDE} words.
+ * names), nor are file names ({@code QuickStart.java}). {@code Name} must be a type (top-level
+ * or nested) declared in some module's {@code src/main} or {@code src/test}, or a JDK type; each
+ * {@code .member} must be a method, field, enum constant, record component or nested type declared
+ * in the type before it or in one of its project supertypes (for JDK types: public, by reflection),
+ * or a JFR event's name ({@code @Name}). Not checked: a span right after the name of another
+ * project ({@link #FOREIGN}: {@code RocksDB's `LRUHandle`}) and the few {@link #OUTSIDE} words.
  */
 class DesignMapTest {
     private static final Path ROOT = Path.of("..");

@@ -18,9 +18,10 @@ import java.util.stream.Stream;
 /**
  * The types declared in every module's {@code src/main/java} and {@code src/test/java}, by simple
  * name, each with the names of the members it declares directly: methods, fields, enum constants,
- * record components and nested types; and the names of JFR events ({@code @Name}), as types. Read with regular expressions over the source with comments
- * and literals blanked out (offsets kept), not with a compiler: a member is a name at the type's
- * own brace depth that follows a type (a method or field declaration) or starts an enum constant.
+ * record components and nested types; and the names of JFR events ({@code @Name}), as types.
+ * Read with regular expressions over the source with comments and literals blanked out (offsets
+ * kept), not with a compiler: a member is a name at the type's own brace depth that follows a type
+ * (a method or field declaration) or starts an enum constant.
  */
 final class SourceIndex {
 
