@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.ValueReader;
+import dev.clockwork.offheap.AdmissionPolicy;
 import dev.clockwork.offheap.AutoHyperClockCache;
 import dev.clockwork.offheap.HyperClockCache;
 import dev.clockwork.offheap.LruCache;
@@ -92,15 +93,26 @@ abstract class BenchPeer implements AutoCloseable {
      * capacity its own way: Clockwork and OHC charge their own per-entry overhead against it,
      * Caffeine weighs an entry as key + value (16 + valueBytes), {@code chm} has none.
      * {@code keys} are the peers' key objects for {@code [0, keys.length)}, created once; null
-     * means create one per call (the insert benchmark's ever-new keys).
+     * means create one per call (the insert benchmark's ever-new keys). A Clockwork type is
+     * built with its default admission (TinyLFU), or with none when its name ends in
+     * {@value #NO_ADMISSION} ({@code clockwork-auto-none}).
      */
+    /** The suffix of a Clockwork peer's name that turns its admission off. */
+    static final String NO_ADMISSION = "-none";
+
     static BenchPeer open(String name, long capacity, int valueBytes, Key16[] keys) {
-        return switch (name) {
+        // A Clockwork type with "-none" after it: admission off (the default is TinyLFU).
+        AdmissionPolicy admission = name.startsWith("clockwork-") && name.endsWith(NO_ADMISSION)
+                ? AdmissionPolicy.NONE : AdmissionPolicy.TINY_LFU;
+        return switch (name.replace(NO_ADMISSION, "")) {
             case "clockwork-fixed" -> new Clockwork(HyperClockCache.newBuilder()
-                    .capacity(capacity).estimatedEntryCharge(valueBytes).build());
+                    .capacity(capacity).estimatedEntryCharge(valueBytes).admission(admission)
+                    .build());
             case "clockwork-auto" -> new Clockwork(HyperClockCache.newBuilder()
-                    .capacity(capacity).minAvgEntryCharge(valueBytes).build());
-            case "clockwork-lru" -> new Clockwork(LruCache.builder().capacity(capacity).build());
+                    .capacity(capacity).minAvgEntryCharge(valueBytes).admission(admission)
+                    .build());
+            case "clockwork-lru" -> new Clockwork(LruCache.builder().capacity(capacity)
+                    .admission(admission).build());
             case "caffeine" -> caffeine(capacity, keys);
             case "chm" -> new OnHeap(new ConcurrentHashMap<>(), keys, true, () -> { });
             case "ohc-linked" -> new Ohc(ohc(capacity, valueBytes, false), keys);

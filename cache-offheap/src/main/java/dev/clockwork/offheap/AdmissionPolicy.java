@@ -5,11 +5,15 @@ package dev.clockwork.offheap;
  * builder); a policy of one's own is given as a {@link dev.clockwork.cache.admission.Admission}.
  */
 public enum AdmissionPolicy {
-    /** Every insert may evict what it needs; the most recently inserted entry is kept. */
+    /**
+     * Every insert may evict what it needs; the most recently inserted entry is kept. For a cache
+     * that must hold what it was last given (a test's expectations, a buffer of recent items).
+     */
     NONE,
     /**
-     * TinyLFU: an insert that must evict displaces each victim only if a frequency sketch has seen
-     * the new key more often lately, so one-off keys cannot flush a hot working set.
+     * TinyLFU, the default: an insert that must evict displaces each victim only if a frequency
+     * sketch has seen the new key more often lately, so one-off keys cannot flush a hot working
+     * set.
      *
      * <p>Heap: 14 bytes per entry the sketch covers (8 of counters, 6 of ghosts that size the
      * window), plus 8 KiB of buffers; nothing per access. The sketch never covers more entries than

@@ -19,7 +19,7 @@ final class BuilderSettings {
     long hashSeed = 0x5eed_c10c_c0de_5eedL;
     /** A policy of the caller's own, or {@link Admission#ALWAYS} for {@link #admissionPolicy}. */
     Admission admission = Admission.ALWAYS;
-    AdmissionPolicy admissionPolicy = AdmissionPolicy.NONE;
+    AdmissionPolicy admissionPolicy = AdmissionPolicy.TINY_LFU;
     boolean recordStats = true;
 
     // HyperClockOptions: both HyperClock tables.

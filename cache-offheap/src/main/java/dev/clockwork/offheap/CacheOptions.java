@@ -150,7 +150,8 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
 
     /**
      * Which admission policy decides whether an insert may evict (default
-     * {@link AdmissionPolicy#NONE}); see {@link Admission} for where each cache type asks it.
+     * {@link AdmissionPolicy#TINY_LFU}; {@link AdmissionPolicy#NONE} keeps every insert, the most
+     * recent first); see {@link Admission} for where each cache type asks it.
      *
      * @param policy the policy; replaces a policy object given to {@link #admission(Admission)}
      * @return this builder

@@ -51,7 +51,7 @@ public final class LruCache extends ShardedCache {
 
     private LruCache(CacheContext context, LruShard[] shards, long capacity, long hashSeed,
                      Admission admission) {
-        super(context, shards, capacity, hashSeed, admission);
+        super(context, shards, capacity, hashSeed, admission, false);
         this.shards = shards;
         this.shardMask = shards.length - 1;
         this.shardBits = Integer.numberOfTrailingZeros(shards.length);

@@ -44,6 +44,12 @@ public abstract class ShardedCache implements Cache {
     private final Shard[] shards;
     private final long hashSeed;
     private final Admission admission;
+    /**
+     * Whether lookups tell {@link #admission} of their hits here. Not when the shards tell it of
+     * the hits it needs themselves, where a hit costs least (a HyperClock cache's own TinyLFU:
+     * see {@code ClockShard.recordUse}); misses are always told here.
+     */
+    private final boolean lookupsRecordHits;
     /** {@link #newId}'s counter. */
     private final AtomicLong ids = new AtomicLong();
     /** Set first by {@link #close()}: every later call that reads or changes entries throws. */
@@ -56,7 +62,7 @@ public abstract class ShardedCache implements Cache {
     final EntryHandoff handoff = this::visitEntry;
 
     ShardedCache(CacheContext context, Shard[] shards, long capacity, long hashSeed,
-                 Admission admission) {
+                 Admission admission, boolean shardsRecordHits) {
         this.context = context;
         this.shards = shards;
         this.stats = context.stats;
@@ -64,6 +70,7 @@ public abstract class ShardedCache implements Cache {
         this.capacity = capacity;
         this.hashSeed = hashSeed;
         this.admission = admission;
+        this.lookupsRecordHits = !shardsRecordHits;
     }
 
     /** The admission policy the cache was built with, for tests and diagnostics. */
@@ -213,7 +220,9 @@ public abstract class ShardedCache implements Cache {
                 stats.lookups.miss();
             }
         }
-        admission.recordAccess(h0, hit);
+        if (!hit || lookupsRecordHits) {
+            admission.recordAccess(h0, hit);
+        }
     }
 
     /**

@@ -93,7 +93,8 @@ class AutoHyperClockCacheEffortCapTest {
 
     /** A one-shard cache for the effort-cap tests, its table pre-grown to about 3800 homes. */
     private AutoHyperClockCache effortCapCache() {
-        var cache = track(AutoHyperClockCache.builder().capacity(CAPACITY).numShardBits(0)
+        var cache = track(AutoHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+                .capacity(CAPACITY).numShardBits(0)
                 .chargeMetadata(false).evictionEffortCap(CAP).build());
         // Grow the table past what the test will need (pinned + unpinned < 1400 entries), then
         // empty it: the table never shrinks, so it will not grow (nor reorder its sweep) later.
@@ -220,7 +221,8 @@ class AutoHyperClockCacheEffortCapTest {
     @Test
     void strictLimitRefusesInsertsWhenPinnedEntriesFillCapacity() {
         long capacity = 256 << 10;
-        var cache = track(AutoHyperClockCache.builder().capacity(capacity).numShardBits(0)
+        var cache = track(AutoHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+                .capacity(capacity).numShardBits(0)
                 .strictCapacityLimit(true).build());
         assertTrue(cache.strictCapacityLimit());
         byte[] v = pattern(1, 4096);

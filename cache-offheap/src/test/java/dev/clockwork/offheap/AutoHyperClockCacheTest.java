@@ -39,7 +39,8 @@ class AutoHyperClockCacheTest {
     private final List<Cache> caches = new ArrayList<>();
 
     private AutoHyperClockCache cache(long capacity, int shardBits) {
-        return track(AutoHyperClockCache.builder().capacity(capacity).numShardBits(shardBits)
+        return track(AutoHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+                .capacity(capacity).numShardBits(shardBits)
                 .build());
     }
 
@@ -74,9 +75,11 @@ class AutoHyperClockCacheTest {
     @Test
     void builderPicksAutoWithoutEstimateAndFixedWithOne() {
         assertInstanceOf(AutoHyperClockCache.class,
-                track(HyperClockCache.newBuilder().capacity(1 << 20).build()));
+                track(HyperClockCache.newBuilder().admission(AdmissionPolicy.NONE).capacity(1 << 20)
+                        .build()));
         assertInstanceOf(FixedHyperClockCache.class,
-                track(HyperClockCache.newBuilder().capacity(1 << 20).estimatedEntryCharge(1000)
+                track(HyperClockCache.newBuilder().admission(AdmissionPolicy.NONE).capacity(1 << 20)
+                        .estimatedEntryCharge(1000)
                         .build()));
     }
 
@@ -154,7 +157,8 @@ class AutoHyperClockCacheTest {
 
     @Test
     void concurrentChurnKeepsValuesIntactAndAccountingExact() throws Exception {
-        var cache = track(AutoHyperClockCache.builder().capacity(512 << 10).numShardBits(1)
+        var cache = track(AutoHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+                .capacity(512 << 10).numShardBits(1)
                 .minAvgEntryCharge(200).build());
         ConcurrentSmokeTest.runWorkload(cache);
         assertEquals(0, cache.pinnedUsage());
@@ -342,7 +346,8 @@ class AutoHyperClockCacheTest {
     void reservationIsMappedWhileOpenAndUnmappedOnClose() throws IOException {
         Path maps = Path.of("/proc/self/maps");
         assumeTrue(Files.isReadable(maps), "needs /proc/self/maps (Linux)");
-        var cache = track(AutoHyperClockCache.builder().capacity(1L << 30).numShardBits(0).build());
+        var cache = track(AutoHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+                .capacity(1L << 30).numShardBits(0).build());
         long reserved = cache.reservedBytes();
         assertEquals(AutoClockTable.maxSlots(1L << 30, AutoClockTable.DEFAULT_MIN_AVG_ENTRY_CHARGE,
                 true, 0) * SlotLayout.SLOT_BYTES, reserved);
@@ -386,7 +391,8 @@ class AutoHyperClockCacheTest {
         Path status = Path.of("/proc/self/status");
         assumeTrue(Files.isReadable(status), "needs /proc/self/status (Linux)");
         long before = vmRssBytes(status);
-        var cache = track(AutoHyperClockCache.builder().capacity(64L << 30).numShardBits(0)
+        var cache = track(AutoHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+                .capacity(64L << 30).numShardBits(0)
                 .build());
         long reserved = cache.reservedBytes();
         int n = 1000;
@@ -424,7 +430,8 @@ class AutoHyperClockCacheTest {
     void tableStopsAtItsReservationAndEvictsToFreeSlots() {
         long capacity = 256 << 10;
         long minAvgEntryCharge = 4096; // real entries: 16 bytes
-        var cache = track(AutoHyperClockCache.builder().capacity(capacity).numShardBits(0)
+        var cache = track(AutoHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+                .capacity(capacity).numShardBits(0)
                 .minAvgEntryCharge(minAvgEntryCharge).build());
         long reservedSlots = cache.reservedBytes() / SlotLayout.SLOT_BYTES;
         assertEquals(AutoClockTable.maxSlots(capacity, minAvgEntryCharge, true, 0), reservedSlots);
@@ -475,7 +482,8 @@ class AutoHyperClockCacheTest {
             assertEquals(h0, KeyHash.hash0(key0[i], key1[i], seed));
             assertEquals(h1, KeyHash.hash1(key0[i], key1[i], seed));
         }
-        var cache = track(AutoHyperClockCache.builder().capacity(512 << 10).numShardBits(0)
+        var cache = track(AutoHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+                .capacity(512 << 10).numShardBits(0)
                 .minAvgEntryCharge(200).hashSeed(seed).build());
         // Grow the table to its reservation first (zero-charge fillers with ordinary hashes), so
         // that the concurrent phase runs on a table of fixed length: this test is about chains,
@@ -574,22 +582,32 @@ class AutoHyperClockCacheTest {
 
     @Test
     void badInputNamesTheArgument() {
-        assertArgumentNamed("capacity", () -> AutoHyperClockCache.builder().capacity(0).build());
-        assertArgumentNamed("capacity", () -> AutoHyperClockCache.builder().capacity(-1).build());
-        assertArgumentNamed("capacity", () -> AutoHyperClockCache.builder().build());
+        assertArgumentNamed("capacity", () -> AutoHyperClockCache.builder()
+                .admission(AdmissionPolicy.NONE).capacity(0).build());
+        assertArgumentNamed("capacity", () -> AutoHyperClockCache.builder()
+                .admission(AdmissionPolicy.NONE).capacity(-1).build());
+        assertArgumentNamed("capacity", () -> AutoHyperClockCache.builder()
+                .admission(AdmissionPolicy.NONE).build());
         assertArgumentNamed("minAvgEntryCharge", () -> AutoHyperClockCache.builder()
+                .admission(AdmissionPolicy.NONE)
                 .capacity(1 << 20).minAvgEntryCharge(0).build());
         assertArgumentNamed("minAvgEntryCharge", () -> AutoHyperClockCache.builder()
+                .admission(AdmissionPolicy.NONE)
                 .capacity(1 << 20).minAvgEntryCharge(-450).build());
         assertArgumentNamed("numShardBits", () -> AutoHyperClockCache.builder()
+                .admission(AdmissionPolicy.NONE)
                 .capacity(1 << 20).numShardBits(17).build());
         assertArgumentNamed("numShardBits", () -> AutoHyperClockCache.builder()
+                .admission(AdmissionPolicy.NONE)
                 .capacity(1 << 20).numShardBits(-2).build());
         assertArgumentNamed("evictionEffortCap", () -> AutoHyperClockCache.builder()
+                .admission(AdmissionPolicy.NONE)
                 .capacity(1 << 20).evictionEffortCap(0).build());
         assertArgumentNamed("estimatedEntryCharge", () -> HyperClockCache.newBuilder()
+                .admission(AdmissionPolicy.NONE)
                 .capacity(1 << 20).estimatedEntryCharge(-1).build());
         assertArgumentNamed("minAvgEntryCharge", () -> HyperClockCache.newBuilder()
+                .admission(AdmissionPolicy.NONE)
                 .capacity(1 << 20).minAvgEntryCharge(0).build());
 
         var cache = cache(1 << 20, 0);
@@ -693,7 +711,8 @@ class AutoHyperClockCacheTest {
     @Test
     void everyFinishedSplitIsPublished() throws Throwable {
         long seed = 0x5eed;
-        var cache = track(AutoHyperClockCache.builder().capacity(256L << 20).numShardBits(0)
+        var cache = track(AutoHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+                .capacity(256L << 20).numShardBits(0)
                 .hashSeed(seed).build());
         var table = (AutoClockTable) cache.tables[0];
         assertEquals(64, cache.tableSlots());

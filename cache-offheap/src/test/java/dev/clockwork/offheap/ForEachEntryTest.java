@@ -39,7 +39,8 @@ class ForEachEntryTest {
 
     /** A cache of {@code kind}, closed after the test; a fixed table sized for 200-byte entries. */
     private Cache cache(CacheKind kind, long capacity, int shardBits) {
-        Cache cache = kind.build(capacity, 200, shardBits);
+        Cache cache = kind.builder(capacity, 200).numShardBits(shardBits)
+                .admission(AdmissionPolicy.NONE).build();
         caches.add(cache);
         return cache;
     }

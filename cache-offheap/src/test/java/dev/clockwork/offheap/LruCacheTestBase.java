@@ -57,7 +57,8 @@ abstract class LruCacheTestBase {
 
     /** One shard, no metadata charge: usage is the sum of the charges given. */
     static LruCache build(long capacity, double high, double low) {
-        return LruCache.builder().capacity(capacity).numShardBits(0).chargeMetadata(false)
+        return LruCache.builder().admission(AdmissionPolicy.NONE).capacity(capacity).numShardBits(0)
+                .chargeMetadata(false)
                 .highPriPoolRatio(high).lowPriPoolRatio(low).build();
     }
 

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
 class LruCapacityTest extends LruCacheTestBase {
     @Test
     void strictLimitRefusesAPinnedInsertAndLeaksNothing() {
-        LruCache cache = track(LruCache.builder().capacity(300).numShardBits(0)
+        LruCache cache = track(LruCache.builder().admission(AdmissionPolicy.NONE).capacity(300)
+                .numShardBits(0)
                 .chargeMetadata(false).strictCapacityLimit(true).build());
         assertTrue(cache.strictCapacityLimit());
         put(cache, 1, LOW);

@@ -189,7 +189,8 @@ class LruHandleTest extends LruCacheTestBase {
         }
         assertRefusedUnderTheLock(cache, more[2]);
         // A handle of a shard this cache does not have.
-        LruCache sharded = track(LruCache.builder().capacity(1 << 20).numShardBits(4).build());
+        LruCache sharded = track(LruCache.builder().admission(AdmissionPolicy.NONE)
+                .capacity(1 << 20).numShardBits(4).build());
         long far = Cache.MISS;
         for (long k = 0; far == Cache.MISS; k++) {
             byte[] v = valueOf(k);
@@ -267,7 +268,8 @@ class LruHandleTest extends LruCacheTestBase {
     void hyperClockHandlesAreRefused() {
         LruCache cache = cache(1000, 0.5, 0);
         long mine = pin(cache, 1, LOW);
-        FixedHyperClockCache clock = track(FixedHyperClockCache.builder().capacity(1 << 20)
+        FixedHyperClockCache clock = track(FixedHyperClockCache.builder()
+                .admission(AdmissionPolicy.NONE).capacity(1 << 20)
                 .estimatedEntryCharge(1024).numShardBits(0).build());
         byte[] v = valueOf(1);
         long table = clock.insertPinned(1, key1(1), v, 0, v.length, C, LOW);
@@ -289,7 +291,8 @@ class LruHandleTest extends LruCacheTestBase {
     @Test
     void closeWithEntriesStillPinnedFreesEveryNativeByte() {
         long native0 = NativeMemory.outstandingBytes();
-        LruCache cache = LruCache.builder().capacity(2 << 20).numShardBits(1)
+        LruCache cache = LruCache.builder().admission(AdmissionPolicy.NONE).capacity(2 << 20)
+                .numShardBits(1)
                 .highPriPoolRatio(0.3).lowPriPoolRatio(0.3).build();
         List<Long> held = new ArrayList<>();
         for (long k = 0; k < 6000; k++) { // more than one slab chunk (1023 records) per shard

@@ -267,7 +267,8 @@ class LruPoolsTest extends LruCacheTestBase {
     @Test
     void shardedCacheStillObeysThePoolsPerShard() {
         // 4 shards of 250 each: per shard, high 75 and low 75.
-        LruCache cache = track(LruCache.builder().capacity(1000).numShardBits(2)
+        LruCache cache = track(LruCache.builder().admission(AdmissionPolicy.NONE).capacity(1000)
+                .numShardBits(2)
                 .chargeMetadata(false).highPriPoolRatio(0.3).lowPriPoolRatio(0.3).build());
         assertEquals(4, cache.numShards());
         for (long k = 0; k < 200; k++) {

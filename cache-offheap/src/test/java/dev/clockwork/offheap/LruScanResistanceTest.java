@@ -55,7 +55,8 @@ class LruScanResistanceTest {
     }
 
     private LruCache cache(double high, double low) {
-        LruCache cache = LruCache.builder().capacity((long) CAPACITY_ENTRIES * CHARGE)
+        LruCache cache = LruCache.builder().admission(AdmissionPolicy.NONE)
+                .capacity((long) CAPACITY_ENTRIES * CHARGE)
                 .numShardBits(0).chargeMetadata(false)
                 .highPriPoolRatio(high).lowPriPoolRatio(low).build();
         caches.add(cache);
@@ -186,7 +187,8 @@ class LruScanResistanceTest {
         double[] ratios = new double[2];
         double[][] pools = {{0.5, 0}, {0, 0}};
         for (int i = 0; i < 2; i++) {
-            LruCache cache = LruCache.builder().capacity(CAPACITY_ENTRIES * entry).numShardBits(2)
+            LruCache cache = LruCache.builder().admission(AdmissionPolicy.NONE)
+                    .capacity(CAPACITY_ENTRIES * entry).numShardBits(2)
                     .highPriPoolRatio(pools[i][0]).lowPriPoolRatio(pools[i][1]).build();
             caches.add(cache);
             insertAndTouchHotSet(cache, HOT, CHARGE, HIGH, TOUCHES);

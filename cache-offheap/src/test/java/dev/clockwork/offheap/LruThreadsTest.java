@@ -34,7 +34,8 @@ class LruThreadsTest extends LruCacheTestBase {
         final int threads = 4;
         final int ops = 200_000;
         final int keys = 3_000;
-        LruCache cache = track(LruCache.builder().capacity(256 << 10).numShardBits(2)
+        LruCache cache = track(LruCache.builder().admission(AdmissionPolicy.NONE)
+                .capacity(256 << 10).numShardBits(2)
                 .highPriPoolRatio(0.3).lowPriPoolRatio(0.3).build());
         byte[][] values = new byte[keys][];
         for (int k = 0; k < keys; k++) {

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
 class LruValuesTest extends LruCacheTestBase {
     @Test
     void valuesReadBackByteExact() {
-        LruCache cache = track(LruCache.builder().capacity(8 << 20).numShardBits(2).build());
+        LruCache cache = track(LruCache.builder().admission(AdmissionPolicy.NONE).capacity(8 << 20)
+                .numShardBits(2).build());
         int[] lengths = {0, 1, 7, 8, 63, 64, 65, 1000, 4096, 100_003, 1 << 20};
         for (int i = 0; i < lengths.length; i++) {
             byte[] v = noise(i, lengths[i]);
@@ -82,7 +83,8 @@ class LruValuesTest extends LruCacheTestBase {
 
     @Test
     void metadataIsChargedByDefault() {
-        LruCache cache = track(LruCache.builder().capacity(10 * (C + 64)).numShardBits(0)
+        LruCache cache = track(LruCache.builder().admission(AdmissionPolicy.NONE)
+                .capacity(10 * (C + 64)).numShardBits(0)
                 .highPriPoolRatio(0.5).build());
         put(cache, 1, HIGH);
         put(cache, 2, LOW);

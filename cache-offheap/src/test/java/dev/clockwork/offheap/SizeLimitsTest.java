@@ -36,11 +36,15 @@ class SizeLimitsTest {
 
     /** The cache types that accept {@code capacity(Long.MAX_VALUE)}. */
     enum Unbounded {
-        LRU(() -> LruCache.builder().capacity(Long.MAX_VALUE).build()),
-        LRU_WITH_POOLS(() -> LruCache.builder().capacity(Long.MAX_VALUE).highPriPoolRatio(0.4)
+        LRU(() -> LruCache.builder().admission(AdmissionPolicy.NONE).capacity(Long.MAX_VALUE)
+                .build()),
+        LRU_WITH_POOLS(() -> LruCache.builder().admission(AdmissionPolicy.NONE)
+                .capacity(Long.MAX_VALUE).highPriPoolRatio(0.4)
                 .lowPriPoolRatio(0.4).build()),
-        AUTO(() -> AutoHyperClockCache.builder().capacity(Long.MAX_VALUE).build()),
-        AUTO_BY_DEFAULT(() -> HyperClockCache.newBuilder().capacity(Long.MAX_VALUE).build());
+        AUTO(() -> AutoHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+                .capacity(Long.MAX_VALUE).build()),
+        AUTO_BY_DEFAULT(() -> HyperClockCache.newBuilder().admission(AdmissionPolicy.NONE)
+                .capacity(Long.MAX_VALUE).build());
 
         final Supplier<Cache> maker;
 
@@ -55,7 +59,8 @@ class SizeLimitsTest {
      */
     private static Cache build(CacheKind kind, long capacity, int shardBits) {
         long perShard = ShardedCache.perShardCapacity(capacity, 1 << shardBits);
-        return kind.build(capacity, Math.max(64, perShard >> 6), shardBits);
+        return kind.builder(capacity, Math.max(64, perShard >> 6)).numShardBits(shardBits)
+                .admission(AdmissionPolicy.NONE).build();
     }
 
     private static boolean insert(Cache cache, long key, long charge) {
@@ -139,7 +144,8 @@ class SizeLimitsTest {
 
     @Test
     void anUnboundedAutoCacheReservesAtMostTheSlotsHandlesCanName() {
-        try (AutoHyperClockCache cache = AutoHyperClockCache.builder().capacity(Long.MAX_VALUE)
+        try (AutoHyperClockCache cache = AutoHyperClockCache.builder()
+                .admission(AdmissionPolicy.NONE).capacity(Long.MAX_VALUE)
                 .build()) {
             assertEquals(64, cache.numShards());
             assertEquals(AutoClockTable.MAX_RESERVATION_BYTES, cache.reservedBytes());
@@ -147,6 +153,7 @@ class SizeLimitsTest {
         }
         for (int bits : new int[] {0, 2, 3, 9}) {
             try (AutoHyperClockCache cache = AutoHyperClockCache.builder()
+                    .admission(AdmissionPolicy.NONE)
                     .capacity(Long.MAX_VALUE).numShardBits(bits).build()) {
                 long perShard = cache.reservedBytes() >> bits;
                 assertEquals(SLOT * AutoClockTable.maxReservedSlots(bits), perShard,
@@ -183,9 +190,11 @@ class SizeLimitsTest {
     @Test
     void fixedCachesAreRefusedAnUnboundedCapacityUnlessTheEstimateKeepsTheTableSmall() {
         for (Supplier<Cache> maker : List.<Supplier<Cache>>of(
-                () -> FixedHyperClockCache.builder().capacity(Long.MAX_VALUE)
+                () -> FixedHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+                        .capacity(Long.MAX_VALUE)
                         .estimatedEntryCharge(8192).build(),
-                () -> HyperClockCache.newBuilder().capacity(Long.MAX_VALUE)
+                () -> HyperClockCache.newBuilder().admission(AdmissionPolicy.NONE)
+                        .capacity(Long.MAX_VALUE)
                         .estimatedEntryCharge(8192).build())) {
             long outstanding = NativeMemory.outstandingBytes();
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
@@ -196,7 +205,8 @@ class SizeLimitsTest {
                     e.getMessage());
             assertEquals(outstanding, NativeMemory.outstandingBytes(), "nothing allocated");
         }
-        try (Cache cache = FixedHyperClockCache.builder().capacity(Long.MAX_VALUE)
+        try (Cache cache = FixedHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+                .capacity(Long.MAX_VALUE)
                 .estimatedEntryCharge(1L << 40).build()) {
             assertTrue(((FixedHyperClockCache) cache).tableSlots() <= 64 * 2048);
             assertTrue(insert(cache, 7, 1L << 40));
@@ -206,7 +216,8 @@ class SizeLimitsTest {
 
     @Test
     void fixedTablesBeyondTheSlotsAHandleCanNameAreRefused() {
-        var builder = FixedHyperClockCache.builder().capacity(1L << 40).estimatedEntryCharge(1)
+        var builder = FixedHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+                .capacity(1L << 40).estimatedEntryCharge(1)
                 .numShardBits(0).chargeMetadata(false);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::build);
         assertEquals("capacity 1099511627776 with estimatedEntryCharge 1 needs 2^41 slots per"
@@ -214,6 +225,7 @@ class SizeLimitsTest {
                 + " estimatedEntryCharge or numShardBits, or lower capacity", e.getMessage());
         // With 2^16 shards a handle leaves 15 bits for the slot.
         e = assertThrows(IllegalArgumentException.class, () -> FixedHyperClockCache.builder()
+                .admission(AdmissionPolicy.NONE)
                 .capacity(1L << 50).estimatedEntryCharge(1).numShardBits(16)
                 .chargeMetadata(false).validate());
         assertTrue(e.getMessage().contains("needs 2^35 slots per shard, more than the 2^15 a"
@@ -226,13 +238,15 @@ class SizeLimitsTest {
     void aFixedTableThatHoldsNoEntryIsRefusedWithAdvice() {
         long outstanding = NativeMemory.outstandingBytes();
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> FixedHyperClockCache.builder().capacity(1 << 20)
+                () -> FixedHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+                        .capacity(1 << 20)
                         .estimatedEntryCharge(2 << 20).build());
         assertEquals("estimatedEntryCharge 2097152 is larger than each shard's share of capacity,"
                 + " 1048576 (capacity 1048576 over 1 shard): a table sized for it holds no entry;"
                 + " lower estimatedEntryCharge or numShardBits, or raise capacity",
                 e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> HyperClockCache.newBuilder()
+                .admission(AdmissionPolicy.NONE)
                 .capacity(4 << 20).estimatedEntryCharge(1 << 20).numShardBits(3).build());
         assertEquals("estimatedEntryCharge 1048576 is larger than each shard's share of capacity,"
                 + " 524288 (capacity 4194304 over 8 shards): a table sized for it holds no entry;"
@@ -240,6 +254,7 @@ class SizeLimitsTest {
                 e.getMessage());
         // An estimate within the share, but too large next to the charged slots: one slot.
         e = assertThrows(IllegalArgumentException.class, () -> FixedHyperClockCache.builder()
+                .admission(AdmissionPolicy.NONE)
                 .capacity(300).estimatedEntryCharge(300).validate());
         assertEquals("each shard's share of capacity, 300 (capacity 300 over 1 shard), is too"
                 + " small for a table that holds an entry of estimatedEntryCharge 300 next to its"
@@ -252,7 +267,8 @@ class SizeLimitsTest {
     @Test
     void theSmallestFixedTablesWork() {
         // 2 slots (occupancy limit 1), 128 bytes charged, 872 left for one 800-byte entry.
-        try (FixedHyperClockCache cache = FixedHyperClockCache.builder().capacity(1000)
+        try (FixedHyperClockCache cache = FixedHyperClockCache.builder()
+                .admission(AdmissionPolicy.NONE).capacity(1000)
                 .estimatedEntryCharge(800).strictCapacityLimit(true).build()) {
             assertEquals(2, cache.tableSlots());
             assertEquals(1, cache.occupancyLimit());
@@ -265,7 +281,8 @@ class SizeLimitsTest {
         // The estimate may be the whole share: 2 slots; such an entry then takes the shard over
         // its capacity (not strict) or is refused (strict), as any entry too large would be.
         for (boolean strict : new boolean[] {false, true}) {
-            try (FixedHyperClockCache cache = FixedHyperClockCache.builder().capacity(1000)
+            try (FixedHyperClockCache cache = FixedHyperClockCache.builder()
+                    .admission(AdmissionPolicy.NONE).capacity(1000)
                     .estimatedEntryCharge(1000).strictCapacityLimit(strict).build()) {
                 assertEquals(1, cache.occupancyLimit());
                 assertEquals(!strict, insert(cache, 1, 1000));
@@ -274,7 +291,8 @@ class SizeLimitsTest {
                 assertTrue(found(cache, 2));
             }
         }
-        try (FixedHyperClockCache cache = FixedHyperClockCache.builder().capacity(1000)
+        try (FixedHyperClockCache cache = FixedHyperClockCache.builder()
+                .admission(AdmissionPolicy.NONE).capacity(1000)
                 .estimatedEntryCharge(1000).chargeMetadata(false).strictCapacityLimit(true)
                 .build()) {
             assertTrue(insert(cache, 1, 1000));

@@ -245,6 +245,7 @@ public abstract class ClockProtocol {
             if (refCount(old) >= ClockMeta.MAX_REFS) {
                 throw giveBackPastLimit(slot, old);
             }
+            shard.recordUse(h0, releaseCount(old));
             return stampOf(slot, old); // 0 if ours went meanwhile: nothing left to undo
         }
         undoStray(slot, old);
@@ -345,7 +346,7 @@ public abstract class ClockProtocol {
                 || key0(slots, slot) != h0 || key1(slots, slot) != h1 || !stillHolds(slot, stamp)) {
             return 0;
         }
-        markUsed(slot, word);
+        markUsed(slot, word, h0);
         return stamp;
     }
 
@@ -356,9 +357,10 @@ public abstract class ClockProtocol {
      * sweep that lowered it, not once per read, and readers on many cores leave its line shared.
      * A referenced entry is left alone: the sweep skips it, and its releases count as uses.
      */
-    private void markUsed(long slot, long word) {
+    private void markUsed(long slot, long word, long h0) {
         long acquire = ClockMeta.acquireCount(word);
         if (acquire == releaseCount(word) && acquire < ClockMeta.MAX_COUNTDOWN) {
+            shard.recordUse(h0, acquire);
             assert isVisible(word) && refCount(word) == 0 : "only an idle visible entry is marked";
             // Plain weak CAS, as the sweep's: it fails only if the entry was just used or changed.
             boolean ignored = weakCompareAndSetMetaPlain(slot, word,
@@ -530,20 +532,7 @@ public abstract class ClockProtocol {
      */
     final void correctNearOverflow(long oldMeta, long slot) {
         if (releaseCount(oldMeta) > ClockMeta.OVERFLOW_THRESHOLD) {
-            clearCounterTopBits(slot); // once per 2^25 releases: kept out of the release path
-        }
-    }
-
-    private void clearCounterTopBits(long slot) {
-        long word = getMetaOpaque(slot);
-        while (isShareable(word) && releaseCount(word) > ClockMeta.OVERFLOW_THRESHOLD) {
-            long corrected = word & ~ClockMeta.COUNTER_TOP_BITS;
-            assert refCount(corrected) == refCount(word) : "the references are kept";
-            long witness = compareAndExchangeMeta(slot, word, corrected);
-            if (witness == word) {
-                return;
-            }
-            word = witness;
+            CounterOverflow.clearTopBits(this, slot); // once per 2^25 releases: out of line
         }
     }
 

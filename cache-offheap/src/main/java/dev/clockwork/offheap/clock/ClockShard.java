@@ -42,6 +42,10 @@ public final class ClockShard implements Shard {
     /** The admission policy kept a victim against it; nothing charged: free the value. */
     public static final long INSERT_REJECTED = InsertOutcome.REJECTED;
 
+    /** Release counts below this are told to TinyLFU hit by hit ({@link #recordUse}). */
+    static final long EXACT_USES = 8;
+    /** Past {@link #EXACT_USES}, one hit in this many is told; a power of two. */
+    static final long HIT_SAMPLE = 16;
     private static final ThreadLocal<EvictionData> EVICTION_DATA =
             ThreadLocal.withInitial(EvictionData::new);
     private static final int USAGE = PaddedCounters.index(0);
@@ -69,6 +73,11 @@ public final class ClockShard implements Shard {
     private final int evictionEffortCap;
     /** Asked before each victim an insert's eviction takes; null: take them unasked. */
     private final Admission admission;
+    /**
+     * The cache's own TinyLFU, told of hits by the table (see {@link #recordUse}); null without
+     * one (a user's policy hears of every lookup from the cache instead).
+     */
+    private final TinyLfu usesSeen;
     /** Whether {@link #admission} is the built-in TinyLFU, which never calls back. */
     private final boolean trustedPolicy;
 
@@ -110,6 +119,7 @@ public final class ClockShard implements Shard {
         this.metadataChargePerSlot = context.chargeMetadata() ? SLOT_BYTES : 0;
         this.admission = context.admission();
         this.trustedPolicy = admission instanceof TinyLfu;
+        this.usesSeen = admission instanceof TinyLfu own ? own : null;
         this.table = table.apply(this);
         chargeSlots(this.table.usedSlots());
     }
@@ -175,6 +185,24 @@ public final class ClockShard implements Shard {
             context.stats.evictionEffortExceeded.increment();
             context.events.evictionEffortExceeded(shardIndex, requested, data.freedCharge,
                     data.freedCount, data.seenPinned, evictionEffortCap);
+        }
+    }
+
+    // ---------------------------------------------------------------- admission
+
+    /**
+     * Tells the cache's TinyLFU of a hit on an entry whose release counter read {@code count}
+     * before it: the entry's countdown plus its uses since the sweep last lowered it (at most to
+     * {@code MAX_COUNTDOWN - 1}). The first few uses after each sweep are told, below
+     * {@link #EXACT_USES}, and one in {@link #HIT_SAMPLE} after that: an entry read over and
+     * over costs the sketch a record per sixteen reads instead of one per read (its counters
+     * saturate at 15 anyway), so most hits on a hot entry cost admission only this test, while
+     * a key read a few times still outweighs a key read once.
+     */
+    void recordUse(long h0, long count) {
+        TinyLfu policy = usesSeen;
+        if (policy != null && (count < EXACT_USES || (count & (HIT_SAMPLE - 1)) == 0)) {
+            policy.recordAccess(h0, true);
         }
     }
 

@@ -2,6 +2,7 @@ package dev.clockwork.offheap.model;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.offheap.AdmissionPolicy;
 import dev.clockwork.offheap.AutoHyperClockCache;
 import dev.clockwork.offheap.FixedHyperClockCache;
 import dev.clockwork.offheap.LruCache;
@@ -70,15 +71,18 @@ record SequenceConfig(CacheType type, int shardBits, long capacity, long entryCh
 
     Cache build() {
         return switch (type) {
-            case FIXED -> FixedHyperClockCache.builder().capacity(capacity)
+            case FIXED -> FixedHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+                    .capacity(capacity)
                     .estimatedEntryCharge(entryCharge).numShardBits(shardBits)
                     .strictCapacityLimit(strict).chargeMetadata(chargeMetadata)
                     .evictionEffortCap(evictionEffortCap).hashSeed(hashSeed).build();
-            case AUTO -> AutoHyperClockCache.builder().capacity(capacity)
+            case AUTO -> AutoHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+                    .capacity(capacity)
                     .minAvgEntryCharge(entryCharge).numShardBits(shardBits)
                     .strictCapacityLimit(strict).chargeMetadata(chargeMetadata)
                     .evictionEffortCap(evictionEffortCap).hashSeed(hashSeed).build();
-            case LRU -> LruCache.builder().capacity(capacity).numShardBits(shardBits)
+            case LRU -> LruCache.builder().admission(AdmissionPolicy.NONE).capacity(capacity)
+                    .numShardBits(shardBits)
                     .highPriPoolRatio(highPriPoolRatio).lowPriPoolRatio(lowPriPoolRatio)
                     .strictCapacityLimit(strict).chargeMetadata(chargeMetadata)
                     .hashSeed(hashSeed).build();

@@ -172,7 +172,7 @@ public final class BenchOptions {
                     + " with code 3 if there were any. Default: ${DEFAULT-VALUE}.")
     boolean verifyValues;
 
-    @Option(names = "-admission", paramLabel = "<string>", order = 34, defaultValue = "none",
+    @Option(names = "-admission", paramLabel = "<string>", order = 34, defaultValue = "tinylfu",
             description = "Clockwork: admission policy in front of eviction, none or tinylfu"
                     + " (TinyLFU with an adaptive recency bias; see docs/design.md, \"Admission\")."
                     + " Default: ${DEFAULT-VALUE}.")

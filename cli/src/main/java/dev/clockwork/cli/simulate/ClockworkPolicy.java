@@ -55,9 +55,9 @@ public final class ClockworkPolicy implements SimPolicy {
         this.capacityCharge = capacityCharge;
     }
 
-    /** The name of a type's configuration with TinyLFU admission. */
-    public static String withTinyLfu(String type) {
-        return type + "_tinylfu";
+    /** The name of a type's configuration with admission off ({@code AdmissionPolicy.NONE}). */
+    public static String withoutAdmission(String type) {
+        return type + "_no_admission";
     }
 
     /** A type's builder for a trace, before the capacity and what every type shares are set. */

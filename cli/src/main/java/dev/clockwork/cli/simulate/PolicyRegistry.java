@@ -16,14 +16,17 @@ import java.util.Set;
 public final class PolicyRegistry {
     private final Map<String, PolicyFactory> factories = new LinkedHashMap<>();
 
-    /** The reference policies, Caffeine, and each Clockwork cache type in its default setup. */
+    /**
+     * The reference policies, Caffeine, and each Clockwork cache type in its default setup
+     * (TinyLFU admission), then each with admission off.
+     */
     public static PolicyRegistry standard() {
         PolicyRegistry r = new PolicyRegistry();
         r.register("lru", (trace, capacity, bytes) -> new LruPolicy(capacity));
         r.register("opt", (trace, capacity, bytes) -> new OptPolicy(trace, capacity));
         r.register("caffeine", (trace, capacity, bytes) -> new CaffeinePolicy(capacity, bytes));
-        for (AdmissionPolicy admission : new AdmissionPolicy[] {AdmissionPolicy.NONE,
-            AdmissionPolicy.TINY_LFU}) {
+        for (AdmissionPolicy admission : new AdmissionPolicy[] {AdmissionPolicy.TINY_LFU,
+            AdmissionPolicy.NONE}) {
             r.register(name(ClockworkPolicy.LRU_CACHE, admission),
                     ClockworkPolicy.lruCache(admission));
             r.register(name(ClockworkPolicy.FIXED_HYPER_CLOCK, admission),
@@ -34,9 +37,12 @@ public final class PolicyRegistry {
         return r;
     }
 
-    /** A Clockwork type's name in reports: the type, with a suffix for TinyLFU admission. */
+    /**
+     * A Clockwork type's name in reports: the type for its default (TinyLFU admission), with a
+     * suffix for admission off.
+     */
     private static String name(String type, AdmissionPolicy admission) {
-        return admission == AdmissionPolicy.NONE ? type : ClockworkPolicy.withTinyLfu(type);
+        return admission == AdmissionPolicy.NONE ? ClockworkPolicy.withoutAdmission(type) : type;
     }
 
     /**

@@ -53,9 +53,10 @@ class BenchFlagsTest {
     }
 
     @Test
-    void admissionIsNoneByDefaultTinyLfuOnRequestAndNothingElse() {
-        assertEquals("none", parse().admission);
-        BenchOptions tiny = parse("-admission=tinylfu", "-cache_size=1048576");
+    void admissionIsTinyLfuByDefaultNoneOnRequestAndNothingElse() {
+        assertEquals("tinylfu", parse().admission);
+        assertEquals("none", parse("-admission=none").admission);
+        BenchOptions tiny = parse("-cache_size=1048576");
         assertEquals("tinylfu", tiny.admission);
         try (var cache = CacheFactory.create(tiny.cacheSettings(1))) {
             assertEquals(0, cache.stats().admissionRejects());

@@ -3,6 +3,7 @@ package dev.clockwork.cli.simulate;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.clockwork.offheap.AdmissionPolicy;
 import dev.clockwork.offheap.LruCache;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -24,10 +25,11 @@ class ClockworkPolicyTest {
         return new Trace("random", keys, sz, null);
     }
 
-    /** lru_cache with no pools, one shard, uncharged metadata: LRU exactly. */
+    /** lru_cache with no pools, no admission, one shard, uncharged metadata: LRU exactly. */
     private static SimPolicy lruCacheWithoutPools(long capacityCharge, long unitCharge) {
         LruCache cache = LruCache.builder().capacity(capacityCharge).numShardBits(0)
-                .chargeMetadata(false).highPriPoolRatio(0).lowPriPoolRatio(0).build();
+                .chargeMetadata(false).highPriPoolRatio(0).lowPriPoolRatio(0)
+                .admission(AdmissionPolicy.NONE).build();
         return new ClockworkPolicy(cache, unitCharge, capacityCharge);
     }
 

@@ -236,9 +236,9 @@ class SimulateCommandTest {
         Path csv = meanSize125();
         long tooMany = 125 * (SimulateOptions.MAX_ENTRIES + 1);
         String line = refusedInOneLine("simulate", "-trace", csv.toString(),
-                "-capacities=" + tooMany, "-bytes", "-policies=fixed_hyper_clock_cache_tinylfu");
+                "-capacities=" + tooMany, "-bytes", "-policies=fixed_hyper_clock_cache");
         assertTrue(line.contains("-capacities=" + tooMany + " (bytes):"
-                + " fixed_hyper_clock_cache_tinylfu cannot be built for it: a fixed table"), line);
+                + " fixed_hyper_clock_cache cannot be built for it: a fixed table"), line);
         assertTrue(line.contains("more than " + SimulateOptions.MAX_ENTRIES), line);
     }
 
