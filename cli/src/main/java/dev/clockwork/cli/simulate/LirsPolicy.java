@@ -27,9 +27,10 @@ import java.util.Map;
  * Non-resident HIR blocks in S are bounded at {@value #NON_RESIDENT_MULTIPLE} times the capacity,
  * Caffeine's default: past that the oldest of them leaves S and is forgotten (the paper bounds
  * nothing; without a bound S grows with every block seen between two uses of its bottom).
- * Unlike Caffeine's, a resident HIR block hit at S's top becomes LIR, as the paper says
- * (Caffeine leaves it HIR). Sizes are not supported: LIRS counts blocks, so {@code simulate}
- * refuses it with {@code -bytes}.
+ * As in Caffeine's, an access repeating the one just before (the block is at S's top) leaves a
+ * resident HIR block HIR: a correlated reference says nothing of its IRR, and the paper's rule
+ * would promote it (on cs at 250 entries, 13.92 % with the paper's rule against 15.09 %). Sizes
+ * are not supported: LIRS counts blocks, so {@code simulate} refuses it with {@code -bytes}.
  *
  * <p>Structure: S, Q and the queue of non-resident blocks (oldest evicted first, for the bound)
  * are insertion-ordered {@link LinkedHashMap}s, bottom first, over shared {@code Block}s, so
@@ -99,9 +100,10 @@ final class LirsPolicy implements SimPolicy {
     }
 
     private void onResidentHirHit(Block block) {
-        boolean inStack = stack.containsKey(block.key);
+        // S's top is the block accessed last: a repeat says nothing of the block's IRR
+        boolean promote = stack.containsKey(block.key) && stack.lastEntry().getValue() != block;
         stack.putLast(block.key, block);
-        if (inStack) {
+        if (promote) {
             residentHir.remove(block.key);
             promote(block);
         } else {

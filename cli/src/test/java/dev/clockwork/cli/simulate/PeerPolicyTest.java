@@ -181,11 +181,15 @@ class PeerPolicyTest {
     }
 
     @Test
-    void lirsPromotesAnHirBlockHitAtTheTopOfItsStack() {
-        // 4 enters as HIR at S's top; hit again at once (IRR 0), it becomes LIR and 1 (S's
-        // bottom) HIR, as the paper has it
+    void lirsDoesNotPromoteOnARepeatedAccess() {
+        // 4 enters as HIR at S's top (S [1 2 3n 4]); accessed again at once, it stays HIR
+        // (a correlated reference); after another access in between it becomes LIR, and 1
+        // (S's bottom) HIR
         LirsPolicy lirs = new LirsPolicy(3);
         assertArrayEquals(new int[] {0, 0, 0, 0, 1}, run(lirs, 1, 2, 3, 4, 4));
+        assertFalse(lirs.isLir(4));
+        assertTrue(lirs.access(2, 1));
+        assertTrue(lirs.access(4, 1));
         assertTrue(lirs.isLir(4));
         assertFalse(lirs.isLir(1));
         assertTrue(lirs.access(1, 1), "1 is still resident, as HIR");
