@@ -4,9 +4,9 @@ import java.util.function.IntFunction;
 import java.util.function.LongFunction;
 
 /**
- * Makes a policy that counts entries only (ARC, LIRS: their lists and targets count pages, and
- * the papers define nothing for sizes). It does not take {@code -bytes}, and may refuse some
- * capacities in entries.
+ * Makes a policy that counts entries only (ARC, LIRS, CLOCK-Pro: their lists and targets count
+ * pages, and the papers define nothing for sizes). It does not take {@code -bytes}, and may
+ * refuse some capacities in entries.
  *
  * @param make makes the policy for a capacity in entries
  * @param capacityRefusal why a capacity in entries is refused, or null

@@ -18,7 +18,7 @@ public final class PolicyRegistry {
 
     /**
      * The reference policies, Caffeine, the published policies it is compared with (S3-FIFO,
-     * SIEVE, ARC, LIRS), and each Clockwork cache type in its default setup.
+     * SIEVE, ARC, LIRS, CLOCK-Pro), and each Clockwork cache type in its default setup.
      */
     public static PolicyRegistry standard() {
         PolicyRegistry r = new PolicyRegistry();
@@ -29,6 +29,8 @@ public final class PolicyRegistry {
         r.register("sieve", (trace, capacity, bytes) -> new SievePolicy(capacity));
         r.register("arc", new EntriesOnlyFactory(ArcPolicy::new, capacity -> null));
         r.register("lirs", new EntriesOnlyFactory(LirsPolicy::new, LirsPolicy::refusal));
+        r.register("clockpro",
+                new EntriesOnlyFactory(ClockProPolicy::new, ClockProPolicy::refusal));
         for (AdmissionPolicy admission : new AdmissionPolicy[] {AdmissionPolicy.NONE,
             AdmissionPolicy.TINY_LFU}) {
             r.register(name(ClockworkPolicy.LRU_CACHE, admission),

@@ -32,8 +32,8 @@ import picocli.CommandLine.Mixin;
             "Replays each trace one access at a time against each policy (look up; on a miss,"
                     + " insert) at each capacity, single-threaded, and prints the hit ratio per"
                     + " (trace, capacity, policy). Policies: lru (reference LRU), opt (Belady's"
-                    + " MIN), caffeine (W-TinyLFU), the published s3fifo, sieve, arc and lirs,"
-                    + " and Clockwork's lru_cache, fixed_hyper_clock_cache and"
+                    + " MIN), caffeine (W-TinyLFU), the published s3fifo, sieve, arc, lirs and"
+                    + " clockpro, and Clockwork's lru_cache, fixed_hyper_clock_cache and"
                     + " auto_hyper_clock_cache (one shard, default settings; with _tinylfu,"
                     + " TinyLFU admission).",
             "",

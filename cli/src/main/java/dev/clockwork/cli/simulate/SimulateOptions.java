@@ -53,9 +53,10 @@ public final class SimulateOptions {
 
     @Option(names = "-policies", paramLabel = "<list>", order = 5, split = ",",
             description = "Policies to run, comma-separated, from: lru, opt, caffeine, s3fifo,"
-                    + " sieve, arc, lirs, lru_cache, fixed_hyper_clock_cache,"
+                    + " sieve, arc, lirs, clockpro, lru_cache, fixed_hyper_clock_cache,"
                     + " auto_hyper_clock_cache, and each Clockwork type with _tinylfu. Default:"
-                    + " all (with -bytes, all but arc and lirs, which count entries only).")
+                    + " all (with -bytes, all but arc, lirs and clockpro, which count entries"
+                    + " only).")
     List<String> policies;
 
     @Option(names = "-pollution", paramLabel = "<dist>", order = 6,

@@ -15,8 +15,8 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * The published policies (S3-FIFO, SIEVE, ARC, LIRS) on sequences worked out by hand in the
- * comments, their bounds on a long random trace, and a loop, whose hits each can be derived.
+ * The published policies (S3-FIFO, SIEVE, ARC, LIRS, CLOCK-Pro) on sequences worked out by hand
+ * in the comments, their bounds on a long random trace, and a loop, whose hits can be derived.
  */
 class PeerPolicyTest {
 
@@ -229,6 +229,51 @@ class PeerPolicyTest {
         assertThrows(IllegalArgumentException.class, () -> new LirsPolicy(1));
     }
 
+    @Test
+    void clockProPromotesAColdPageReusedInItsTestPeriod() {
+        // capacity 4: the cold target is 2 (bounds [2, 2]), ghosts at most 8. The list is
+        // written head (newest) first; n marks a ghost. 1 2 enter hot, 3 4 cold in their test
+        // period: [4 3 2 1], the cold hand on 3, the hot hand on 1.
+        // 5: the cold hand evicts 3 (unreferenced, in test: a ghost) and moves to 4: [5 4 3n 2 1]
+        // 3 (a ghost in test): the cold hand evicts 4 the same way; 3 is promoted, and as hot
+        //   pages (2) would pass the capacity less the cold target, the hot hand demotes 1
+        //   (unreferenced) to cold: [3 1 5 4n 2]
+        ClockProPolicy clock = new ClockProPolicy(4);
+        assertArrayEquals(new int[6], run(clock, 1, 2, 3, 4, 5, 3));
+        assertTrue(clock.isHot(3) && clock.isHot(2));
+        assertFalse(clock.isHot(1));
+        assertEquals(1, clock.nonResidentCount(), "4");
+        // 1 hits (its bit set). 6: the cold hand evicts 5 and moves to 1: [6 3 1 5n 4n 2]
+        // 7: 1 is referenced but not in test: its bit is cleared and it goes to the head for a
+        //   new period; 6 is evicted: [7 1 6n 3 5n 4n 2]. 1 hits again.
+        assertArrayEquals(new int[] {1, 0, 0, 1}, run(clock, 1, 6, 7, 1));
+        // 6 (a ghost): the cold hand finds 1 referenced in its period and promotes it, the hot
+        // hand demoting 2 and ending the periods of the ghosts 4 and 5 it passes (forgotten);
+        // then it evicts 7. 6 is promoted too, the hot hand demoting 3 and ending the periods
+        // of 6 and 7 as it moves on, so nothing is left in test: [6 3 1 2]
+        assertFalse(clock.access(6, 1));
+        assertTrue(clock.isHot(6) && clock.isHot(1));
+        assertFalse(clock.isHot(3) || clock.isHot(2));
+        assertEquals(0, clock.nonResidentCount());
+        assertEquals(4, clock.entryCount());
+        assertEquals(2, clock.coldTarget());
+    }
+
+    @Test
+    void clockProTakesARepeatedAccessAsOne() {
+        // 4 enters cold; repeated at once it is a hit that does not set its bit, so the cold
+        // hand evicts it at 6 (after 3 at 5), and 4 is a miss
+        assertArrayEquals(new int[] {0, 0, 0, 0, 1, 0, 0, 0},
+                run(new ClockProPolicy(4), 1, 2, 3, 4, 4, 5, 6, 4));
+        // with another access between, 4's bit is set: at 6 it is promoted instead (its test
+        // period was still on), and the cold hand evicts 5
+        assertArrayEquals(new int[] {0, 0, 0, 0, 1, 1, 0, 0, 1},
+                run(new ClockProPolicy(4), 1, 2, 3, 4, 1, 4, 5, 6, 4));
+        assertNotNull(ClockProPolicy.refusal(3));
+        assertNull(ClockProPolicy.refusal(4));
+        assertThrows(IllegalArgumentException.class, () -> new ClockProPolicy(3));
+    }
+
     /**
      * A loop over 30 keys, 20 times, at 10 entries. LIRS: the first 9 keys become LIR and hit
      * every round after the first; each other key is missed and, by its next use, out of S
@@ -270,17 +315,19 @@ class PeerPolicyTest {
     @Test
     void boundsHoldAndNoneBeatsOpt() {
         Trace t = skewed(30_000, 3000, 7);
-        for (int capacity : new int[] {2, 3, 10, 200, 1000}) {
+        for (int capacity : new int[] {4, 5, 10, 200, 1000}) {
             S3FifoPolicy s3 = new S3FifoPolicy(capacity);
             SievePolicy sieve = new SievePolicy(capacity);
             ArcPolicy arc = new ArcPolicy(capacity);
             LirsPolicy lirs = new LirsPolicy(capacity);
-            long[] hitCounts = new long[4];
+            ClockProPolicy clock = new ClockProPolicy(capacity);
+            long[] hitCounts = new long[5];
             for (int i = 0; i < t.length(); i++) {
                 hitCounts[0] += s3.access(t.key(i), 1) ? 1 : 0;
                 hitCounts[1] += sieve.access(t.key(i), 1) ? 1 : 0;
                 hitCounts[2] += arc.access(t.key(i), 1) ? 1 : 0;
                 hitCounts[3] += lirs.access(t.key(i), 1) ? 1 : 0;
+                hitCounts[4] += clock.access(t.key(i), 1) ? 1 : 0;
                 assertTrue(s3.used() <= capacity && s3.ghostUsed() <= 0.9 * capacity);
                 assertTrue(sieve.entryCount() <= capacity);
                 assertTrue(arc.entryCount() <= capacity
@@ -288,6 +335,8 @@ class PeerPolicyTest {
                 assertTrue(lirs.entryCount() <= capacity
                         && lirs.lirCount() <= (int) (0.99 * capacity)
                         && lirs.nonResidentCount() <= 2 * capacity, "lirs at " + i);
+                assertTrue(clock.entryCount() <= capacity && clock.hotCount() < capacity
+                        && clock.nonResidentCount() <= 2 * capacity, "clockpro at " + i);
             }
             assertEquals((int) (0.99 * capacity), lirs.lirCount(), "the LIR part is full");
             long opt = replay(t, new OptPolicy(t, capacity));
@@ -324,7 +373,7 @@ class PeerPolicyTest {
     void theEntriesOnlyPoliciesRefuseBytes() {
         PolicyRegistry registry = PolicyRegistry.standard();
         Trace t = sized(new long[] {1}, new int[] {10});
-        for (String name : new String[] {"arc", "lirs"}) {
+        for (String name : new String[] {"arc", "lirs", "clockpro"}) {
             PolicyFactory f = registry.factory(name);
             assertFalse(f.takesBytes());
             assertNotNull(f.check(t, 100, true));
@@ -335,6 +384,7 @@ class PeerPolicyTest {
             assertTrue(registry.factory(name).takesBytes());
         }
         assertNotNull(registry.factory("lirs").check(t, 1, false));
+        assertNotNull(registry.factory("clockpro").check(t, 3, false));
         assertFalse(registry.namesTakingBytes().contains("arc"));
         assertTrue(registry.namesTakingBytes().contains("sieve"));
     }
