@@ -21,4 +21,13 @@ public interface PolicyFactory {
     default String check(Trace trace, long capacity, boolean bytes) {
         return null;
     }
+
+    /**
+     * Whether the policy takes byte capacities and sizes ({@code -bytes}). One that counts
+     * entries only is left out of the default policies with {@code -bytes}, and naming it in
+     * {@code -policies} with {@code -bytes} is refused.
+     */
+    default boolean takesBytes() {
+        return true;
+    }
 }

@@ -17,7 +17,8 @@ public final class PolicyRegistry {
     private final Map<String, PolicyFactory> factories = new LinkedHashMap<>();
 
     /**
-     * The reference policies, Caffeine, and each Clockwork cache type in its default setup
+     * The reference policies, Caffeine, the published policies it is compared with (S3-FIFO,
+     * SIEVE, ARC, LIRS, CLOCK-Pro), and each Clockwork cache type in its default setup
      * (TinyLFU admission), then each with admission off.
      */
     public static PolicyRegistry standard() {
@@ -25,6 +26,12 @@ public final class PolicyRegistry {
         r.register("lru", (trace, capacity, bytes) -> new LruPolicy(capacity));
         r.register("opt", (trace, capacity, bytes) -> new OptPolicy(trace, capacity));
         r.register("caffeine", (trace, capacity, bytes) -> new CaffeinePolicy(capacity, bytes));
+        r.register("s3fifo", (trace, capacity, bytes) -> new S3FifoPolicy(capacity));
+        r.register("sieve", (trace, capacity, bytes) -> new SievePolicy(capacity));
+        r.register("arc", new EntriesOnlyFactory(ArcPolicy::new, capacity -> null));
+        r.register("lirs", new EntriesOnlyFactory(LirsPolicy::new, LirsPolicy::refusal));
+        r.register("clockpro",
+                new EntriesOnlyFactory(ClockProPolicy::new, ClockProPolicy::refusal));
         for (AdmissionPolicy admission : new AdmissionPolicy[] {AdmissionPolicy.TINY_LFU,
             AdmissionPolicy.NONE}) {
             r.register(name(ClockworkPolicy.LRU_CACHE, admission),
@@ -67,6 +74,12 @@ public final class PolicyRegistry {
         return List.copyOf(factories.keySet());
     }
 
+    /** The names of the policies that take byte capacities, in registration order. */
+    public List<String> namesTakingBytes() {
+        return factories.entrySet().stream().filter(e -> e.getValue().takesBytes())
+                .map(Map.Entry::getKey).toList();
+    }
+
     /** The factory registered under {@code name}. */
     public PolicyFactory factory(String name) {
         PolicyFactory f = factories.get(name);
@@ -77,10 +90,10 @@ public final class PolicyRegistry {
     }
 
     /**
-     * Null if {@code selection} names registered policies, each once; else what is wrong, for
-     * {@code -policies}.
+     * Null if {@code selection} names registered policies, each once, each taking bytes if
+     * {@code bytes}; else what is wrong, for {@code -policies}.
      */
-    public String check(List<String> selection) {
+    public String check(List<String> selection, boolean bytes) {
         if (selection.isEmpty()) {
             return "-policies names no policy (known: " + String.join(",", names()) + ")";
         }
@@ -91,6 +104,9 @@ public final class PolicyRegistry {
                 unknown.add("'" + name + "'");
             } else if (!seen.add(name)) {
                 return "-policies names " + name + " twice";
+            } else if (bytes && !factories.get(name).takesBytes()) {
+                return "-policies: " + name + " counts entries only and cannot run with -bytes"
+                        + " (leave it out of -policies)";
             }
         }
         if (!unknown.isEmpty()) {

@@ -32,9 +32,10 @@ import picocli.CommandLine.Mixin;
             "Replays each trace one access at a time against each policy (look up; on a miss,"
                     + " insert) at each capacity, single-threaded, and prints the hit ratio per"
                     + " (trace, capacity, policy). Policies: lru (reference LRU), opt (Belady's"
-                    + " MIN), caffeine (W-TinyLFU), and Clockwork's lru_cache,"
-                    + " fixed_hyper_clock_cache and auto_hyper_clock_cache (one shard, default"
-                    + " settings).",
+                    + " MIN), caffeine (W-TinyLFU), the published s3fifo, sieve, arc, lirs and"
+                    + " clockpro, and Clockwork's lru_cache, fixed_hyper_clock_cache and"
+                    + " auto_hyper_clock_cache (one shard, default settings; with _tinylfu,"
+                    + " TinyLFU admission).",
             "",
             "Flags are gflags-style: -flag=value or -flag value; --flag works too. Booleans:"
                     + " -flag, -noflag, -flag=true|false|1|0.",
@@ -61,6 +62,10 @@ public final class SimulateCommand extends FlagCommand {
             PollutionTrace.Distribution d = PollutionTrace.Distribution.byName(options.pollution);
             Trace trace = PollutionTrace.generate(d, (int) options.accesses,
                     options.goodKeySpace(), options.seed);
+            String problem = check(trace, List.of(options.capacity));
+            if (problem != null) {
+                return fail("-pollution: " + problem);
+            }
             simulation.run(trace, List.of(options.capacity), false);
             return 0;
         }
@@ -85,7 +90,7 @@ public final class SimulateCommand extends FlagCommand {
         } catch (IOException | UncheckedIOException e) {
             return readFailure(file, e);
         }
-        String problem = check(trace);
+        String problem = check(trace, options.capacities);
         if (problem != null) {
             return file + ": " + problem;
         }
@@ -116,19 +121,20 @@ public final class SimulateCommand extends FlagCommand {
                 : message) + ")";
     }
 
-    /** Why {@code trace} cannot be replayed as the flags ask, or null. */
-    private String check(Trace trace) {
+    /** Why {@code trace} cannot be replayed at {@code capacities} as the flags ask, or null. */
+    private String check(Trace trace, List<Long> capacities) {
+        String capacityFlag = options.pollution != null ? "-capacity" : "-capacities";
         if (trace.length() == 0) {
             return "holds no accesses";
         }
         if (options.bytes && !trace.hasSizes()) {
             return "-bytes needs sizes, and this trace has none (only -format=csv traces do)";
         }
-        for (long capacity : options.capacities) {
+        for (long capacity : capacities) {
             for (String policy : options.policyNames(registry)) {
                 String refusal = registry.factory(policy).check(trace, capacity, options.bytes);
                 if (refusal != null) {
-                    return "-capacities=" + capacity + (options.bytes ? " (bytes)" : "")
+                    return capacityFlag + "=" + capacity + (options.bytes ? " (bytes)" : "")
                             + ": " + policy + " cannot be built for it: " + refusal
                             + " (give another capacity, or leave " + policy + " out of"
                             + " -policies)";

@@ -52,8 +52,11 @@ public final class SimulateOptions {
     boolean bytes;
 
     @Option(names = "-policies", paramLabel = "<list>", order = 5, split = ",",
-            description = "Policies to run, comma-separated, from: lru, opt, caffeine, lru_cache,"
-                    + " fixed_hyper_clock_cache, auto_hyper_clock_cache. Default: all.")
+            description = "Policies to run, comma-separated, from: lru, opt, caffeine, s3fifo,"
+                    + " sieve, arc, lirs, clockpro, lru_cache, fixed_hyper_clock_cache,"
+                    + " auto_hyper_clock_cache, and each Clockwork type with _tinylfu. Default:"
+                    + " all (with -bytes, all but arc, lirs and clockpro, which count entries"
+                    + " only).")
     List<String> policies;
 
     @Option(names = "-pollution", paramLabel = "<dist>", order = 6,
@@ -103,9 +106,12 @@ public final class SimulateOptions {
                     + " none. Default: ${DEFAULT-VALUE}.")
     double progressInterval;
 
-    /** The policies to run: -policies, or every registered one. */
+    /** The policies to run: -policies, or every registered one (with -bytes, that takes bytes). */
     List<String> policyNames(PolicyRegistry registry) {
-        return policies == null ? registry.names() : policies;
+        if (policies != null) {
+            return policies;
+        }
+        return bytes ? registry.namesTakingBytes() : registry.names();
     }
 
     /** -max_accesses, or its default. */
@@ -136,7 +142,7 @@ public final class SimulateOptions {
             return "-progress_interval must be a finite number >= 0, was " + progressInterval;
         }
         if (policies != null) {
-            String problem = registry.check(policies);
+            String problem = registry.check(policies, bytes);
             if (problem != null) {
                 return problem;
             }
