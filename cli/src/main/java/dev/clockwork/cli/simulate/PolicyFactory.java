@@ -21,4 +21,13 @@ public interface PolicyFactory {
     default String check(Trace trace, long capacity, boolean bytes) {
         return null;
     }
+
+    /**
+     * Whether the policies this makes may be accessed from several threads at once, so that
+     * {@code -threads} replays them concurrently; a policy that may not is replayed on one thread
+     * whatever {@code -threads} says. The default says no.
+     */
+    default boolean concurrent() {
+        return false;
+    }
 }

@@ -21,7 +21,7 @@ public final class PolicyRegistry {
         PolicyRegistry r = new PolicyRegistry();
         r.register("lru", (trace, capacity, bytes) -> new LruPolicy(capacity));
         r.register("opt", (trace, capacity, bytes) -> new OptPolicy(trace, capacity));
-        r.register("caffeine", (trace, capacity, bytes) -> new CaffeinePolicy(capacity, bytes));
+        r.register("caffeine", CaffeinePolicy.FACTORY);
         for (AdmissionPolicy admission : new AdmissionPolicy[] {AdmissionPolicy.NONE,
             AdmissionPolicy.TINY_LFU}) {
             r.register(name(ClockworkPolicy.LRU_CACHE, admission),
