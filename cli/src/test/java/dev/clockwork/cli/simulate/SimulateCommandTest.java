@@ -356,7 +356,7 @@ class SimulateCommandTest {
                 "-policies=lru,opt", "-csv");
         assertEquals(0, r[0], (String) r[2]);
         // Caffeine's simulator and the LIRS paper's figures: LRU 83.00 %, OPT 86.48 %
-        assertEquals(List.of(CsvReport.HEADER, "cpp.trace,250,lru,0.8300",
-                "cpp.trace,250,opt,0.8648"), lines(r));
+        assertEquals(List.of(CsvReport.HEADER, "cpp.trace,250,lru,1,0.8300",
+                "cpp.trace,250,opt,1,0.8648"), lines(r));
     }
 }
