@@ -9,10 +9,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.offheap.events.CacheEvents;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import jdk.jfr.Configuration;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
@@ -20,12 +22,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The caches' JFR events: each is recorded once per occurrence of what it reports (as many as
- * the stats counter it sits beside), with the cache's id and the figures of the moment, and
- * nothing is recorded while a recording does not enable them. Each test records to a file and
- * reads it back, as a user would.
+ * the stats counter it sits beside; admission rejects within a rate limit, the rest counted in
+ * the next event), with the cache's id and the figures of the moment, and nothing is recorded
+ * while a recording does not enable them (the admission reject event is off unless enabled by
+ * name). Each test records to a file and reads it back, as a user would.
  */
 class JfrEventsTest {
     static final String EFFORT = "dev.clockwork.EvictionEffortExceeded";
@@ -40,7 +44,6 @@ class JfrEventsTest {
 
     /** Runs {@code body} under a recording with the Clockwork events on or off; its events. */
     private List<RecordedEvent> record(boolean enabled, Runnable body) throws IOException {
-        Path file = dir.resolve("rec-" + System.nanoTime() + ".jfr");
         try (Recording recording = new Recording()) {
             for (String name : ALL) {
                 if (enabled) {
@@ -49,11 +52,17 @@ class JfrEventsTest {
                     recording.disable(name);
                 }
             }
-            recording.start();
-            body.run();
-            recording.stop();
-            recording.dump(file);
+            return record(recording, body);
         }
+    }
+
+    /** Runs {@code body} under {@code recording} as it is set up; the Clockwork events. */
+    private List<RecordedEvent> record(Recording recording, Runnable body) throws IOException {
+        Path file = dir.resolve("rec-" + System.nanoTime() + ".jfr");
+        recording.start();
+        body.run();
+        recording.stop();
+        recording.dump(file);
         List<RecordedEvent> events = new ArrayList<>();
         for (RecordedEvent event : RecordingFile.readAllEvents(file)) {
             if (event.getEventType().getName().startsWith("dev.clockwork.")) {
@@ -107,8 +116,16 @@ class JfrEventsTest {
         return pinned;
     }
 
-    /** Hot keys read often, then one-off keys inserted; returns the inserts refused. */
+    /** Hot keys read often, then 200 one-off keys inserted; returns the inserts refused. */
     private static int offerOneOffKeys(Cache cache) {
+        return offerOneOffKeys(cache, 1_000_000, 200);
+    }
+
+    /**
+     * Hot keys read often, then {@code count} one-off keys from {@code first} on inserted;
+     * returns the inserts refused.
+     */
+    private static int offerOneOffKeys(Cache cache, long first, int count) {
         for (int round = 0; round < 5; round++) {
             for (long key = 0; key < 1000; key++) {
                 long handle = cache.lookup(key, 3);
@@ -120,7 +137,7 @@ class JfrEventsTest {
             }
         }
         int refused = 0;
-        for (long key = 1_000_000; key < 1_000_200; key++) {
+        for (long key = first; key < first + count; key++) {
             assertEquals(Cache.MISS, cache.lookup(key, 3));
             if (!cache.insert(key, 3, VALUE, 0, VALUE.length, 1, Priority.LOW)) {
                 refused++;
@@ -217,20 +234,96 @@ class JfrEventsTest {
                     ADMISSION, cache);
             long rejects = cache.stats().admissionRejects();
             assertTrue(rejects > 0, "one-off keys lose to hot ones");
-            assertEquals(rejects, events.size(), "one event per admission reject");
             long windowLosers = events.stream().filter(e -> e.getBoolean("windowLoser")).count();
             if (kind == CacheKind.LRU) {
                 // New entries enter the admission window; its oldest lose their duels later.
-                assertEquals(rejects - refused[0], windowLosers);
                 assertTrue(windowLosers > 0);
             } else {
                 assertEquals(rejects, refused[0], "a HyperClock cache refuses the insert itself");
                 assertEquals(0, windowLosers);
             }
+            assertTrue(events.size() <= rejects);
+            assertTrue(represented(events) <= rejects, "never more than were counted");
             RecordedEvent first = events.get(0);
+            assertEquals(0, first.getLong("suppressed"), "the cache's first reject is recorded");
             assertEquals(1, first.getLong("charge"));
             assertEquals(1000, first.getLong("shardCapacity"));
             assertNull(first.getStackTrace(), "@StackTrace(false)");
+        }
+    }
+
+    /** The rejects a cache's admission reject events stand for: each, and those before it. */
+    private static long represented(List<RecordedEvent> events) {
+        return events.stream().mapToLong(e -> 1 + e.getLong("suppressed")).sum();
+    }
+
+    /**
+     * A burst of thousands of rejects records at most the limit in each second it spans; the
+     * first reject a second after it is recorded with the count of those left out, so that the
+     * events then stand for every reject.
+     */
+    @ParameterizedTest
+    @EnumSource(CacheKind.class)
+    void aBurstOfRejectsIsRateLimitedAndItsEventsAddUp(CacheKind kind) throws IOException {
+        try (ShardedCache cache = buildWithTinyLfu(kind)) {
+            long[] burstNanos = new long[1];
+            long[] burstRejects = new long[1];
+            List<RecordedEvent> events = of(record(true, () -> {
+                long start = System.nanoTime();
+                offerOneOffKeys(cache, 1_000_000, 5000);
+                burstNanos[0] = System.nanoTime() - start;
+                burstRejects[0] = cache.stats().admissionRejects();
+                sleepMillis(1100); // into a later second of the cache's limit
+                for (long key = 2_000_000; cache.stats().admissionRejects() == burstRejects[0]
+                        && key < 2_001_000; key++) {
+                    cache.insert(key, 3, VALUE, 0, VALUE.length, 1, Priority.LOW);
+                }
+            }), ADMISSION, cache);
+            long rejects = cache.stats().admissionRejects();
+            int limit = CacheEvents.ADMISSION_REJECTS_PER_SECOND;
+            assertTrue(burstRejects[0] > 10L * limit, "a burst: " + burstRejects[0]);
+            long afterPause = rejects - burstRejects[0];
+            assertTrue(afterPause > 0, "a reject after the pause");
+            // fixed seconds: a burst of d seconds touches at most floor(d) + 2 of them
+            long seconds = burstNanos[0] / 1_000_000_000L + 2;
+            assertTrue(events.size() - afterPause <= seconds * limit,
+                    events.size() + " events for a burst of " + burstNanos[0] + " ns");
+            RecordedEvent last = events.get(events.size() - 1);
+            assertTrue(last.getLong("suppressed") > 0, "carries the burst's suppressed count");
+            assertEquals(rejects, represented(events), "the events add up to the count");
+        }
+    }
+
+    private static void sleepMillis(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Recordings with the JDK's own settings leave the admission reject event out. */
+    @ParameterizedTest
+    @ValueSource(strings = {"default", "profile"})
+    void theJdksSettingsRecordNoAdmissionRejects(String settings) throws Exception {
+        try (ShardedCache cache = buildWithTinyLfu(CacheKind.AUTO);
+             Recording recording = new Recording(Configuration.getConfiguration(settings))) {
+            List<RecordedEvent> events = of(record(recording, () -> offerOneOffKeys(cache)),
+                    ADMISSION, cache);
+            assertTrue(cache.stats().admissionRejects() > 0);
+            assertEquals(List.of(), events);
+        }
+    }
+
+    @Test
+    void anEventThatNoSettingNamesIsOff() throws IOException {
+        try (ShardedCache cache = buildWithTinyLfu(CacheKind.FIXED);
+             Recording recording = new Recording()) {
+            List<RecordedEvent> events = of(record(recording, () -> offerOneOffKeys(cache)),
+                    ADMISSION, cache);
+            assertTrue(cache.stats().admissionRejects() > 0);
+            assertEquals(List.of(), events);
         }
     }
 

@@ -3,15 +3,22 @@ package dev.clockwork.offheap.events;
 import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
+import jdk.jfr.Enabled;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 
 /**
  * The admission policy (TinyLFU, or the caller's own) refused an entry: it kept the entry
- * eviction would have taken. One event per {@code admissionRejects} count: a refused insert, or
- * in a W-TinyLFU LRU cache (where new entries enter an admission window) the window's oldest
- * entry losing its duel. No stack: refusing one-off keys is the policy's everyday work.
+ * eviction would have taken. An {@code admissionRejects} count: a refused insert, or in a
+ * W-TinyLFU LRU cache (where new entries enter an admission window) the window's oldest entry
+ * losing its duel. No stack: refusing one-off keys is the policy's everyday work.
+ *
+ * <p>Off by default ({@code @Enabled(false)}), and when a recording enables it, at most
+ * {@link CacheEvents#ADMISSION_REJECTS_PER_SECOND} a second per cache: a cache that refuses
+ * one-off keys refuses on a large share of its misses, up to hundreds of thousands a second,
+ * which would flood a recording. The rejects left out are counted, and the next event recorded
+ * carries how many ({@code suppressed}), so the events still add up to the count.
  */
 @Name("dev.clockwork.AdmissionReject")
 @Label("Admission Reject")
@@ -19,6 +26,7 @@ import jdk.jfr.StackTrace;
         + " insert, or an LRU admission window's oldest entry")
 @Category("Clockwork")
 @StackTrace(false)
+@Enabled(false)
 final class AdmissionRejectEvent extends ClockworkEvent {
     @Label("Charge")
     @DataAmount(DataAmount.BYTES)
@@ -36,4 +44,9 @@ final class AdmissionRejectEvent extends ClockworkEvent {
     @Description("The entry refused was an LRU admission window's oldest (inserted earlier and"
             + " evicted now), not a new insert")
     boolean windowLoser;
+
+    @Label("Suppressed")
+    @Description("Admission rejects of this cache not recorded since its previous event (the"
+            + " rate limit): this event stands for 1 + suppressed rejects")
+    long suppressed;
 }

@@ -15,13 +15,21 @@ import java.util.concurrent.atomic.AtomicLong;
  * allocation would stay on the disabled path too.) A {@code static final} {@code EventType}
  * would avoid the allocation in the interpreter as well, but looking one up starts JFR's
  * metadata repository in every JVM that builds a cache, recording or not.
+ *
+ * <p>Admission rejects can come at the rate of misses, so their event is rate-limited per cache
+ * ({@link EventRateLimit}, {@value #ADMISSION_REJECTS_PER_SECOND} a second): the limit is asked
+ * only once the event is known to be enabled, and a reject it refuses allocates nothing either.
  */
 public final class CacheEvents {
+    /** Most {@code AdmissionReject} events a cache records in a second. */
+    public static final int ADMISSION_REJECTS_PER_SECOND = 100;
+
     private static final AtomicLong IDS = new AtomicLong();
 
     /** This cache's number in its events: 1, 2, ... in the order caches are built. */
     public final long cacheId = IDS.incrementAndGet();
     private final String cacheType;
+    private final EventRateLimit admissionRejects;
 
     /**
      * The events of a cache being built, which takes the next {@link #cacheId}.
@@ -29,7 +37,13 @@ public final class CacheEvents {
      * @param cacheType the cache's class name, which each event carries
      */
     public CacheEvents(String cacheType) {
+        this(cacheType, new EventRateLimit(ADMISSION_REJECTS_PER_SECOND, System::nanoTime));
+    }
+
+    /** With the given limit on admission reject events (tests run it on a clock of their own). */
+    CacheEvents(String cacheType, EventRateLimit admissionRejects) {
         this.cacheType = cacheType;
+        this.admissionRejects = admissionRejects;
     }
 
     private void identify(ClockworkEvent event, int shard) {
@@ -95,7 +109,8 @@ public final class CacheEvents {
     /**
      * The admission policy refused an entry of {@code charge} in {@code shard}: a new insert, or
      * ({@code windowLoser}, W-TinyLFU LRU) the admission window's oldest entry, evicted instead
-     * of moving on to the main list.
+     * of moving on to the main list. Recorded only within the cache's rate limit; a reject past
+     * it is counted, and the next event recorded carries the count ({@code suppressed}).
      *
      * @param shard the shard the entry was refused in
      * @param shardIndex its number
@@ -104,7 +119,7 @@ public final class CacheEvents {
      */
     public void admissionReject(ShardGauges shard, int shardIndex, long charge,
             boolean windowLoser) {
-        if (!new AdmissionRejectEvent().isEnabled()) {
+        if (!new AdmissionRejectEvent().isEnabled() || !admissionRejects.tryAcquire()) {
             return;
         }
         var event = new AdmissionRejectEvent();
@@ -114,6 +129,7 @@ public final class CacheEvents {
             event.shardUsage = shard.usage();
             event.shardCapacity = shard.capacity();
             event.windowLoser = windowLoser;
+            event.suppressed = admissionRejects.takeSuppressed();
             event.commit();
         }
     }

@@ -12,7 +12,8 @@ import dev.clockwork.offheap.LruCache;
  * A Clockwork cache driven as a policy: lookup, and on a hit release the handle at once; on a
  * miss insert an 8-byte value, priority LOW, keeping no handle. So nothing stays pinned between
  * accesses and eviction sees every entry. The trace key {@code k} is the 16-byte key
- * {@code (k, 0)}.
+ * {@code (k, 0)}. The caches are concurrent, and so is this: {@code -threads} replays through
+ * it from several threads.
  *
  * <p>The factories build each type through its public builder in its default configuration but
  * for what a replay needs fixed: one shard ({@code numShardBits(0)}, so the whole capacity is one
@@ -79,6 +80,12 @@ public final class ClockworkPolicy implements SimPolicy {
             long capacityCharge = Math.multiplyExact(capacity, unit);
             return new ClockworkPolicy(configured(type.builder(trace, bytes), capacityCharge)
                     .build(), unit, capacityCharge);
+        }
+
+        /** The caches are concurrent: any number of threads may look up and insert at once. */
+        @Override
+        public boolean concurrent() {
+            return true;
         }
 
         @Override
@@ -161,6 +168,15 @@ public final class ClockworkPolicy implements SimPolicy {
             cache.insert(key, 0, VALUE, 0, VALUE.length, charge, Priority.LOW);
         }
         return false;
+    }
+
+    /**
+     * The cache's {@code admissionRejects}. Its TinyLFU's records dropped under contention
+     * ({@code TinyLfu.droppedRecords()}) are not exposed by the cache's API, so not reported.
+     */
+    @Override
+    public long admissionRejects() {
+        return cache.stats().admissionRejects();
     }
 
     @Override

@@ -6,8 +6,11 @@ import java.io.PrintWriter;
 
 /**
  * {@code -json}: one JSON object per result as it comes, with the counts behind the ratio:
- * {@code {"trace","capacity","unit","policy","accesses","hits","hit_ratio"}}; unit is
- * {@code entries} or {@code bytes}, the ratio rounded to six decimals.
+ * {@code {"trace","capacity","unit","policy","threads","accesses","hits","hit_ratio"}}; unit is
+ * {@code entries} or {@code bytes}, the ratio rounded to six decimals. A Clockwork cache's also
+ * has {@code "admission_rejects"} (its stats' count); a result of several threads has the same
+ * policy's single-threaded {@code "hits_1_thread"} and {@code "hit_ratio_1_thread"} (and
+ * {@code "admission_rejects_1_thread"}) beside its own.
  */
 public final class JsonReport implements SimReport {
     private final PrintWriter out;
@@ -37,8 +40,21 @@ public final class JsonReport implements SimReport {
         o.put("capacity", r.capacity());
         o.put("unit", r.bytes() ? "bytes" : "entries");
         o.put("policy", r.policy());
+        o.put("threads", r.threads());
         o.put("accesses", r.accesses());
         o.put("hits", r.hits());
-        return Json.putRounded(o, "hit_ratio", r.hitRatio());
+        Json.putRounded(o, "hit_ratio", r.hitRatio());
+        if (r.admissionRejects() != SimResult.NOT_EXPOSED) {
+            o.put("admission_rejects", r.admissionRejects());
+        }
+        SimResult single = r.singleThread();
+        if (single != null) {
+            o.put("hits_1_thread", single.hits());
+            Json.putRounded(o, "hit_ratio_1_thread", single.hitRatio());
+            if (single.admissionRejects() != SimResult.NOT_EXPOSED) {
+                o.put("admission_rejects_1_thread", single.admissionRejects());
+            }
+        }
+        return o;
     }
 }

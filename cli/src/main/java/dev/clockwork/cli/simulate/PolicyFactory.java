@@ -30,4 +30,13 @@ public interface PolicyFactory {
     default boolean takesBytes() {
         return true;
     }
+
+    /**
+     * Whether the policies this makes may be accessed from several threads at once, so that
+     * {@code -threads} replays them concurrently; a policy that may not is replayed on one thread
+     * whatever {@code -threads} says. The default says no.
+     */
+    default boolean concurrent() {
+        return false;
+    }
 }

@@ -25,7 +25,7 @@ public final class PolicyRegistry {
         PolicyRegistry r = new PolicyRegistry();
         r.register("lru", (trace, capacity, bytes) -> new LruPolicy(capacity));
         r.register("opt", (trace, capacity, bytes) -> new OptPolicy(trace, capacity));
-        r.register("caffeine", (trace, capacity, bytes) -> new CaffeinePolicy(capacity, bytes));
+        r.register("caffeine", CaffeinePolicy.FACTORY);
         r.register("s3fifo", (trace, capacity, bytes) -> new S3FifoPolicy(capacity));
         r.register("sieve", (trace, capacity, bytes) -> new SievePolicy(capacity));
         r.register("arc", new EntriesOnlyFactory(ArcPolicy::new, capacity -> null));

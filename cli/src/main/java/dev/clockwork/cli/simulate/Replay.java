@@ -19,7 +19,7 @@ public final class Replay {
             long hits = replay(trace, bytes, policy, progress,
                     trace.name() + " capacity " + capacity + " " + policyName);
             return new SimResult(trace.name(), capacity, bytes, policyName,
-                    trace.measuredCount(), hits);
+                    trace.measuredCount(), hits, 1, policy.admissionRejects(), null);
         }
     }
 

@@ -8,10 +8,14 @@ import java.io.PrintWriter;
  */
 public interface SimReport {
 
-    /** The report {@code -csv}, {@code -json} or neither asks for, printing to {@code out}. */
-    static SimReport of(boolean csv, boolean json, PrintWriter out) {
+    /**
+     * The report {@code -csv}, {@code -json} or neither asks for, printing to {@code out}.
+     *
+     * @param threads {@code -threads}: above 1, results carry their single-threaded figures
+     */
+    static SimReport of(boolean csv, boolean json, int threads, PrintWriter out) {
         if (csv) {
-            return new CsvReport(out);
+            return new CsvReport(out, threads > 1);
         }
         return json ? new JsonReport(out) : new TableReport(out);
     }

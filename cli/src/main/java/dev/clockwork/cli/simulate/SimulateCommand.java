@@ -23,14 +23,15 @@ import picocli.CommandLine.Mixin;
         synopsisHeading = "%nUsage: ",
         customSynopsis = {
             "clockwork simulate -trace <file> [-trace <file> ...] -capacities <n,n,...> [-bytes]"
-                    + " [-policies <list>] [-csv | -json]",
+                    + " [-policies <list>] [-threads <n>] [-csv | -json]",
             "       clockwork simulate -pollution uniform|zipf -capacity <n> [-accesses <n>]"
-                    + " [-seed <n>] [-policies <list>] [-csv | -json]"
+                    + " [-seed <n>] [-policies <list>] [-threads <n>] [-csv | -json]"
         },
         description = {
             "",
             "Replays each trace one access at a time against each policy (look up; on a miss,"
-                    + " insert) at each capacity, single-threaded, and prints the hit ratio per"
+                    + " insert) at each capacity, single-threaded (with -threads, also from several"
+                    + " threads at once), and prints the hit ratio per"
                     + " (trace, capacity, policy). Policies: lru (reference LRU), opt (Belady's"
                     + " MIN), caffeine (W-TinyLFU), the published s3fifo, sieve, arc, lirs and"
                     + " clockpro, and Clockwork's lru_cache, fixed_hyper_clock_cache and"
@@ -55,9 +56,9 @@ public final class SimulateCommand extends FlagCommand {
         refuse(options.validate(registry));
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        SimReport report = SimReport.of(options.csv, options.json, out);
+        SimReport report = SimReport.of(options.csv, options.json, options.threads, out);
         Simulation simulation = new Simulation(registry, options.policyNames(registry), report,
-                new Progress(err, options.progressInterval));
+                new Progress(err, options.progressInterval), options.threads);
         if (options.pollution != null) {
             PollutionTrace.Distribution d = PollutionTrace.Distribution.byName(options.pollution);
             Trace trace = PollutionTrace.generate(d, (int) options.accesses,

@@ -16,6 +16,8 @@ import picocli.CommandLine.Option;
 public final class SimulateOptions {
     /** Largest capacity in entries: the fixed table is allocated up front, 64 bytes a slot. */
     public static final long MAX_ENTRIES = 1L << 24;
+    /** Most threads {@code -threads} may ask for. */
+    public static final int MAX_THREADS = 64;
     /** Most accesses of the pollution scenario (8 bytes each in memory, and OPT's 13 more). */
     public static final long MAX_POLLUTION_ACCESSES = 1L << 28;
 
@@ -90,17 +92,29 @@ public final class SimulateOptions {
                     + " Default: ${DEFAULT-VALUE}.")
     long seed;
 
-    @Option(names = "-csv", paramLabel = "<bool>", order = 11, arity = "0..1",
+    @Option(names = "-threads", paramLabel = "<int32>", order = 11, defaultValue = "1",
+            converter = GFlags.Int32.class,
+            description = "Replay each trace through each concurrent policy (caffeine and the"
+                    + " Clockwork types) from this many threads at once, 1 to " + MAX_THREADS
+                    + ", claiming the trace's accesses in order, " + ConcurrentReplay.BATCH
+                    + " at a time; each such policy also runs on one thread, reported beside it."
+                    + " lru and opt run on one thread whatever this says. Default:"
+                    + " ${DEFAULT-VALUE}.")
+    int threads;
+
+    @Option(names = "-csv", paramLabel = "<bool>", order = 12, arity = "0..1",
             defaultValue = "false", fallbackValue = "true", converter = GFlags.Bool.class,
-            description = "Print CSV: trace,capacity,policy,hit_ratio. Default: ${DEFAULT-VALUE}.")
+            description = "Print CSV: trace,capacity,policy,threads,hit_ratio (with -threads >"
+                    + " 1 also hit_ratio_1_thread, admission_rejects, admission_rejects_1_thread)."
+                    + " Default: ${DEFAULT-VALUE}.")
     boolean csv;
 
-    @Option(names = "-json", paramLabel = "<bool>", order = 12, arity = "0..1",
+    @Option(names = "-json", paramLabel = "<bool>", order = 13, arity = "0..1",
             defaultValue = "false", fallbackValue = "true", converter = GFlags.Bool.class,
             description = "Print one JSON object per result. Default: ${DEFAULT-VALUE}.")
     boolean json;
 
-    @Option(names = "-progress_interval", paramLabel = "<double>", order = 13,
+    @Option(names = "-progress_interval", paramLabel = "<double>", order = 14,
             defaultValue = "10", converter = GFlags.Double.class,
             description = "Seconds between progress lines on stderr during a long replay; 0 ="
                     + " none. Default: ${DEFAULT-VALUE}.")
@@ -137,6 +151,9 @@ public final class SimulateOptions {
     String validate(PolicyRegistry registry) {
         if (csv && json) {
             return "-csv and -json cannot be combined: pick one output";
+        }
+        if (threads < 1 || threads > MAX_THREADS) {
+            return "-threads must be in [1, " + MAX_THREADS + "], was " + threads;
         }
         if (!(progressInterval >= 0) || Double.isInfinite(progressInterval)) {
             return "-progress_interval must be a finite number >= 0, was " + progressInterval;

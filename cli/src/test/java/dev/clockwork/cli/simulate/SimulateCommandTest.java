@@ -50,24 +50,32 @@ class SimulateCommandTest {
                 "--capacities", "10,50", "--csv");
         assertEquals(0, r[0], (String) r[2]);
         List<String> lines = lines(r);
-        assertEquals("trace,capacity,policy,hit_ratio", lines.get(0));
+        assertEquals("trace,capacity,policy,threads,hit_ratio", lines.get(0));
         List<String> names = PolicyRegistry.standard().names();
         assertEquals(1 + 2 * 2 * names.size(), lines.size());
-        assertEquals("a.trace,10,lru,", lines.get(1).substring(0, "a.trace,10,lru,".length()));
+        assertEquals("a.trace,10,lru,1,", lines.get(1).substring(0, "a.trace,10,lru,1,".length()));
         for (String row : lines.subList(1, lines.size())) {
-            assertTrue(row.matches("(a|b)\\.trace,(10|50),[a-z0-9_]+,[01]\\.\\d{4}"), row);
+            assertTrue(row.matches("(a|b)\\.trace,(10|50),[a-z0-9_]+,1,[01]\\.\\d{4}"), row);
         }
         // b: 1 2 1 2 3 at 10 entries: two hits of five for every policy
-        assertTrue(lines.contains("b.trace,10,opt,0.4000"), lines.toString());
-        assertTrue(lines.contains("b.trace,50,lru_cache,0.4000"), lines.toString());
+        assertTrue(lines.contains("b.trace,10,opt,1,0.4000"), lines.toString());
+        assertTrue(lines.contains("b.trace,50,lru_cache,1,0.4000"), lines.toString());
     }
 
     @Test
     void csvRowFormat() {
-        assertEquals("w,300,opt,0.4523",
+        assertEquals("w,300,opt,1,0.4523",
                 CsvReport.line(new SimResult("w", 300, false, "opt", 10_000, 4523)));
-        assertEquals("\"a,b\",1,lru,0.0000",
+        assertEquals("\"a,b\",1,lru,1,0.0000",
                 CsvReport.line(new SimResult("a,b", 1, false, "lru", 0, 0)));
+        SimResult single = new SimResult("w", 300, false, "lru_cache_tinylfu", 10_000, 4523, 1,
+                17, null);
+        SimResult two = new SimResult("w", 300, false, "lru_cache_tinylfu", 10_000, 4500, 2, 20,
+                null).besideSingleThread(single);
+        assertEquals("w,300,lru_cache_tinylfu,2,0.4500,0.4523,20,17",
+                CsvReport.concurrentLine(two));
+        assertEquals("w,300,opt,1,0.4523,,,",
+                CsvReport.concurrentLine(new SimResult("w", 300, false, "opt", 10_000, 4523)));
     }
 
     @Test
@@ -83,6 +91,9 @@ class SimulateCommandTest {
         assertEquals(20, lru.get("capacity").asLong());
         assertEquals("entries", lru.get("unit").asText());
         assertEquals("lru", lru.get("policy").asText());
+        assertEquals(1, lru.get("threads").asInt());
+        assertTrue(lru.get("hit_ratio_1_thread") == null, "one thread: nothing beside it");
+        assertTrue(lru.get("admission_rejects") == null, "lru counts no admission rejects");
         assertEquals(2000, lru.get("accesses").asLong());
         assertEquals(lru.get("hits").asLong() / 2000.0, lru.get("hit_ratio").asDouble(), 1e-6);
         assertEquals("opt", Json.read(lines.get(1)).get("policy").asText());
@@ -98,8 +109,9 @@ class SimulateCommandTest {
         assertTrue(lines.get(0).startsWith("t.trace: 2,000 accesses"), lines.get(0));
         assertTrue(lines.get(1).matches("capacity \\(entries\\)\\s+lru\\s+opt\\s+caffeine"),
                 lines.get(1));
-        assertTrue(lines.get(2).matches("\\s+20(\\s+\\d+\\.\\d\\d){3}"), lines.get(2));
-        assertTrue(lines.get(3).matches("\\s+40(\\s+\\d+\\.\\d\\d){3}"), lines.get(3));
+        assertTrue(lines.get(2).matches("\\s+threads(\\s+1){3}"), lines.get(2));
+        assertTrue(lines.get(3).matches("\\s+20(\\s+\\d+\\.\\d\\d){3}"), lines.get(3));
+        assertTrue(lines.get(4).matches("\\s+40(\\s+\\d+\\.\\d\\d){3}"), lines.get(4));
     }
 
     @Test
@@ -111,9 +123,9 @@ class SimulateCommandTest {
         assertEquals(0, r[0], (String) r[2]);
         List<String> lines = lines(r);
         // at 1000 bytes the two 600-byte keys evict each other; at 1200 both fit
-        assertTrue(lines.contains("s.csv,1000,lru,0.0000"), lines.toString());
-        assertTrue(lines.contains("s.csv,1200,lru,0.5000"), lines.toString());
-        assertTrue(lines.contains("s.csv,1200,lru_cache,0.5000"), lines.toString());
+        assertTrue(lines.contains("s.csv,1000,lru,1,0.0000"), lines.toString());
+        assertTrue(lines.contains("s.csv,1200,lru,1,0.5000"), lines.toString());
+        assertTrue(lines.contains("s.csv,1200,lru_cache,1,0.5000"), lines.toString());
     }
 
     @Test
@@ -179,6 +191,13 @@ class SimulateCommandTest {
         assertRefused("-capacities is for -trace", "simulate", "-pollution=zipf",
                 "-capacity=10", "-capacities=10");
         assertRefused("is negative", "simulate", "-trace", t, "-capacities=-5");
+        for (String threads : List.of("0", "-2", "65")) {
+            assertEquals("clockwork simulate: -threads must be in [1, 64], was " + threads,
+                    refusedInOneLine("simulate", "-trace", t, "-capacities=10",
+                            "-threads=" + threads));
+        }
+        assertEquals("clockwork simulate: -threads must be in [1, 64], was 0",
+                refusedInOneLine("simulate", "-pollution=zipf", "-capacity=10", "-threads", "0"));
     }
 
     @Test
@@ -243,8 +262,8 @@ class SimulateCommandTest {
         assertEquals(0, r[0], (String) r[2]);
         List<String> rows = lines(r);
         assertEquals(1 + PolicyRegistry.standard().namesTakingBytes().size(), rows.size());
-        assertTrue(rows.contains("s.csv,1000,s3fifo,0.2500"), rows.toString());
-        assertTrue(rows.contains("s.csv,1000,sieve,0.2500"), rows.toString());
+        assertTrue(rows.contains("s.csv,1000,s3fifo,1,0.2500"), rows.toString());
+        assertTrue(rows.contains("s.csv,1000,sieve,1,0.2500"), rows.toString());
         assertTrue(rows.stream().noneMatch(l -> l.contains(",arc,") || l.contains(",lirs,")));
         assertEquals("clockwork simulate: -policies: arc counts entries only and cannot run"
                 + " with -bytes (leave it out of -policies)",
@@ -400,7 +419,7 @@ class SimulateCommandTest {
                 "-policies=lru,opt", "-csv");
         assertEquals(0, r[0], (String) r[2]);
         // Caffeine's simulator and the LIRS paper's figures: LRU 83.00 %, OPT 86.48 %
-        assertEquals(List.of(CsvReport.HEADER, "cpp.trace,250,lru,0.8300",
-                "cpp.trace,250,opt,0.8648"), lines(r));
+        assertEquals(List.of(CsvReport.HEADER, "cpp.trace,250,lru,1,0.8300",
+                "cpp.trace,250,opt,1,0.8648"), lines(r));
     }
 }
