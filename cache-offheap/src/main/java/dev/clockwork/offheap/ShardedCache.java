@@ -46,8 +46,8 @@ public abstract class ShardedCache implements Cache {
     private final Admission admission;
     /**
      * Whether lookups tell {@link #admission} of their hits here. Not when the shards tell it of
-     * the hits it needs themselves, where a hit costs least (a HyperClock cache's own TinyLFU:
-     * see {@code ClockShard.recordUse}); misses are always told here.
+     * the hits it needs themselves, where a hit costs least (the cache's own TinyLFU: see
+     * {@code ClockShard.recordUse} and {@code LruWindow.recordHit}); misses are always told here.
      */
     private final boolean lookupsRecordHits;
     /** {@link #newId}'s counter. */

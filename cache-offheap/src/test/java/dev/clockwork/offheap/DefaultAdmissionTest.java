@@ -1,5 +1,6 @@
 package dev.clockwork.offheap;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -39,6 +40,40 @@ class DefaultAdmissionTest {
                 .admission(AdmissionPolicy.NONE).build());
         assertTrue(withDefault >= HOT * 9 / 10, kind + ": " + withDefault + " of " + HOT);
         assertTrue(withoutAdmission < HOT / 2, kind + " without admission: " + withoutAdmission);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = CacheKind.class, names = {"FIXED", "AUTO"})
+    void aKeySeenOnceStartsOnProbationAndAKeySeenTwiceDoesNot(CacheKind kind) {
+        try (ShardedCache cache = kind.build(1 << 20, 64, 0)) {
+            HyperClockCache clock = (HyperClockCache) cache;
+            // The first insert sizes TinyLFU's sketch for the charges it sees, emptied.
+            cache.insert(1, ~1L, VALUE, 0, VALUE.length, 64, Priority.LOW);
+            long seenTwice = 7;
+            cache.lookup(seenTwice, ~seenTwice);
+            cache.lookup(seenTwice, ~seenTwice);
+            for (long k = 100; k < 164; k++) {
+                cache.lookup(k, ~k); // misses that fill the thread's buffer (16): it drains
+            }
+            long seenOnce = 8;
+            cache.insert(seenOnce, ~seenOnce, VALUE, 0, VALUE.length, 64, Priority.LOW);
+            cache.insert(seenTwice, ~seenTwice, VALUE, 0, VALUE.length, 64, Priority.LOW);
+            assertEquals(0, countdown(clock, seenOnce), "a one-off key is on probation");
+            assertEquals(2, countdown(clock, seenTwice), "LOW's countdown for a key seen twice");
+            long pinned = cache.insertPinned(9, ~9L, VALUE, 0, VALUE.length, 64, Priority.LOW);
+            cache.release(pinned);
+            assertEquals(1, countdown(clock, 9), "a pinned one-off key starts at one, not below");
+        }
+    }
+
+    /** The countdown of a key's entry: its release count, read through a lookup's handle. */
+    private static long countdown(HyperClockCache cache, long key) {
+        long h = cache.lookup(key, ~key);
+        try {
+            return ClockProbe.releaseCount(ClockProbe.meta(cache, h));
+        } finally {
+            cache.release(h);
+        }
     }
 
     /** Hits on the hot keys after 8 reads each and a flood of 5,000 one-off keys (5 capacities). */

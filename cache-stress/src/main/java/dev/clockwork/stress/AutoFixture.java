@@ -7,6 +7,7 @@ import static dev.clockwork.stress.Outcomes.problems;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.hash.KeyHash;
+import dev.clockwork.offheap.AdmissionPolicy;
 import dev.clockwork.offheap.AutoHyperClockCache;
 import dev.clockwork.offheap.ChainReport;
 import dev.clockwork.stress.Outcomes.Check;
@@ -130,6 +131,7 @@ final class AutoFixture {
                 .numShardBits(0)
                 .chargeMetadata(false)
                 .hashSeed(SEED)
+                .admission(AdmissionPolicy.NONE)
                 .build();
         if (cache.tableSlots() != START_HOMES || cache.usage() != 0
                 || cache.occupancyLimit() != START_LIMIT || cache.numShards() != 1) {

@@ -53,7 +53,8 @@ final class FixedFixture {
      */
     static FixedHyperClockCache newCache(long room) {
         return checked(FixedHyperClockCache.builder().capacity(room)
-                .estimatedEntryCharge(CHARGE).numShardBits(0).build());
+                .estimatedEntryCharge(CHARGE).numShardBits(0).admission(AdmissionPolicy.NONE)
+                .build());
     }
 
     /**

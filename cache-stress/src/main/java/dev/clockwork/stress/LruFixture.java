@@ -19,6 +19,7 @@ import static dev.clockwork.stress.VersionedKeys.peek;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.offheap.AdmissionPolicy;
 import dev.clockwork.offheap.LruCache;
 import dev.clockwork.stress.Outcomes.Check;
 
@@ -78,6 +79,7 @@ final class LruFixture {
                 .highPriPoolRatio(highRatio)
                 .lowPriPoolRatio(lowRatio)
                 .chargeMetadata(false)
+                .admission(AdmissionPolicy.NONE)
                 .build();
         if (cache.numShards() != 1 || cache.usage() != 0 || cache.entryCount() != 0) {
             int shards = cache.numShards();

@@ -128,6 +128,7 @@ final class ClockMeta {
      * caller's reference is released as a use and the insert's is taken back.
      */
     static long newEntry(long countdown, boolean callerRef, boolean insertRef) {
+        assert countdown >= (callerRef ? 1 : 0) : "a pinned new entry's release needs a countdown";
         long release = countdown - (callerRef ? 1 : 0);
         long acquire = countdown + (insertRef ? 1 : 0);
         return visible(acquire, release);

@@ -2,6 +2,7 @@ package dev.clockwork.offheap.lru;
 
 import static dev.clockwork.offheap.lru.LruRecordLayout.CHARGE_OFFSET;
 import static dev.clockwork.offheap.lru.LruRecordLayout.HAS_HIT;
+import static dev.clockwork.offheap.lru.LruRecordLayout.IN_HIGH_POOL;
 import static dev.clockwork.offheap.lru.LruRecordLayout.IN_CACHE;
 import static dev.clockwork.offheap.lru.LruRecordLayout.IN_WINDOW;
 import static dev.clockwork.offheap.lru.LruRecordLayout.KEY0_OFFSET;
@@ -170,6 +171,9 @@ public final class LruShard extends LruList implements Shard {
         long e = slab.address(index);
         int v = refsAndFlags(e);
         assert (v & IN_CACHE) != 0 : "an indexed entry is IN_CACHE";
+        if (window != null) {
+            window.recordHit(h0, (v & IN_HIGH_POOL) != 0);
+        }
         if (refs(v) == 0) {
             listRemove(e);
             v = refsAndFlags(e); // listRemove may clear pool flags

@@ -27,7 +27,11 @@ final class LruWindow {
     }
 
     private final LruShard shard;
+    /** One hit in this many on the protected pool is told to TinyLFU; a power of two. */
+    static final int PROTECTED_HIT_SAMPLE = 4;
     private final Admission admission;
+    /** Hits on the protected pool, under the shard's lock: {@link #recordHit}'s sampling. */
+    private int protectedHits;
     /**
      * Whether {@link #admission} is the built-in TinyLFU, which never calls back into a cache and
      * so is asked without the callback marks ({@link LruRefusals#ASKING_POLICY}).
@@ -35,6 +39,20 @@ final class LruWindow {
     private final boolean trustedPolicy;
     /** The window's share of capacity last read from the policy. */
     private double windowShare;
+
+    /**
+     * Tells the cache's own TinyLFU of a hit, under the shard's lock ({@link LruShard#lookup}):
+     * every hit outside the protected pool, where the window's and probation's entries wait to
+     * be judged, and one in {@value #PROTECTED_HIT_SAMPLE} of the protected pool's, whose entries
+     * are judged only once they fall back to probation. So most hits on the hot set cost
+     * admission a counter's increment. A user's policy hears of every lookup from the cache.
+     */
+    void recordHit(long h0, boolean inProtectedPool) {
+        if (trustedPolicy
+                && (!inProtectedPool || (++protectedHits & (PROTECTED_HIT_SAMPLE - 1)) == 0)) {
+            admission.recordAccess(h0, true);
+        }
+    }
 
     LruWindow(LruShard shard, Admission admission) {
         this.shard = shard;
