@@ -2,8 +2,8 @@ package dev.clockwork.offheap.lru;
 
 import static dev.clockwork.offheap.lru.LruRecordLayout.CHARGE_OFFSET;
 import static dev.clockwork.offheap.lru.LruRecordLayout.HAS_HIT;
-import static dev.clockwork.offheap.lru.LruRecordLayout.IN_HIGH_POOL;
 import static dev.clockwork.offheap.lru.LruRecordLayout.IN_CACHE;
+import static dev.clockwork.offheap.lru.LruRecordLayout.IN_HIGH_POOL;
 import static dev.clockwork.offheap.lru.LruRecordLayout.IN_WINDOW;
 import static dev.clockwork.offheap.lru.LruRecordLayout.KEY0_OFFSET;
 import static dev.clockwork.offheap.lru.LruRecordLayout.KEY1_OFFSET;
