@@ -27,6 +27,12 @@ import dev.clockwork.offheap.shard.ShardSizing;
  * ({@link KeyHash}), so distinct keys never share a hashed key; the upper half of the first hash
  * word picks the shard.
  *
+ * <h2>Admission</h2>
+ * TinyLFU by default ({@code admission(AdmissionPolicy.NONE)} turns it off): the sweep asks it
+ * before each victim, a key it has seen fewer than twice starts on probation (no countdown), and
+ * the tables, not the lookups, tell it of hits ({@code ClockShard.recordUse}). See
+ * docs/design.md, "Admission".
+ *
  * <h2>Handles</h2>
  * See {@link ClockHandle}: a handle names a table slot or a standalone record, and carries a
  * check of the stamp its entry was given; it is bounds- and stamp-checked on every use. So

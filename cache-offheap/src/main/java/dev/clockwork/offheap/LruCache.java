@@ -27,7 +27,8 @@ import dev.clockwork.offheap.shard.ShardSizing;
  * the oldest entry of the bottom pool first. So index and filter blocks inserted HIGH, and data
  * blocks inserted LOW, outlive a scan of BOTTOM entries, which has only the bottom pool to churn.
  *
- * <p>With an admission policy ({@code admission(...)}) the cache is W-TinyLFU: new entries enter
+ * <p>With an admission policy, TinyLFU by default ({@code admission(AdmissionPolicy.NONE)} turns it
+ * off and gives RocksDB's LRU cache as described above), the cache is W-TinyLFU: new entries enter
  * an admission window (a second list, its share of capacity set by the policy), and leave it, when
  * the cache is full, only by out-scoring the main list's oldest entry in the policy's frequency
  * sketch; in the main list the bottom pool is the probation region and the high pool (0.8 of the
