@@ -48,6 +48,8 @@ public final class ClockShard implements Shard {
     static final long HIT_SAMPLE = 16;
     /** A key TinyLFU has seen fewer times than this starts on probation (startingCountdown). */
     static final int PROBATION_BELOW = 2;
+    /** A new entry on probation survives this many sweeps without a use; at least 1. */
+    static final long PROBATION_COUNTDOWN = 1;
     private static final ThreadLocal<EvictionData> EVICTION_DATA =
             ThreadLocal.withInitial(EvictionData::new);
     private static final int USAGE = PaddedCounters.index(0);
@@ -209,21 +211,21 @@ public final class ClockShard implements Shard {
     }
 
     /**
-     * The countdown a new entry starts with: its priority's, or none for a key the cache's TinyLFU
-     * has seen fewer than {@link #PROBATION_BELOW} times (a one-off key, or its first miss). Such
-     * an entry is on probation: the sweep takes it the first time it passes unless it has been
-     * used by then, so one-hit wonders leave before anything that was used (S3-FIFO's quick
-     * demotion, Yang et al., SOSP 2023, in the clock's terms: no queue, the countdown is the
-     * state). Measured on the shared traces (docs/simulate.md), a 2-point gain where the hot set
-     * is a minority of the keys (the web traces), a loss on traces whose reuse comes just after
-     * a long absence (zigzag). An entry the caller pins starts at one, never below: the pin's
-     * release must give its use back to a countdown, not below zero.
+     * The countdown a new entry starts with: its priority's, or at most
+     * {@link #PROBATION_COUNTDOWN} for a key the cache's TinyLFU has seen fewer than
+     * {@link #PROBATION_BELOW} times (a one-off key, or its first miss). Such an entry is on
+     * probation: the sweep takes it the second time it passes unless it has been used by then,
+     * so one-hit wonders leave before anything that was used (S3-FIFO's quick demotion, Yang et
+     * al., SOSP 2023, in the clock's terms: no queue, the countdown is the state). One pass, not
+     * none: a working set that moves on must have time for its second round (a countdown of 0
+     * cost such a workload 5 points, see docs/simulate.md). At least 1 also keeps a pinned new
+     * entry's release, which gives its use back to the countdown, from going below zero.
      */
-    private long startingCountdown(long h0, long countdown, boolean keepRef) {
+    private long startingCountdown(long h0, long countdown) {
         if (usesSeen == null || usesSeen.frequency(h0) >= PROBATION_BELOW) {
             return countdown;
         }
-        return keepRef ? Math.min(countdown, 1) : 0;
+        return Math.min(countdown, PROBATION_COUNTDOWN);
     }
 
     // ---------------------------------------------------------------- insert and capacity
@@ -246,7 +248,7 @@ public final class ClockShard implements Shard {
         if (charge > usageLimit) {
             return INSERT_REFUSED;
         }
-        countdown = startingCountdown(h0, countdown, keepRef);
+        countdown = startingCountdown(h0, countdown);
         EvictionData data = EVICTION_DATA.get();
         if (data.busy) {
             throw insertFromPolicy();
