@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.admission.Admission;
+import dev.clockwork.offheap.AdmissionPolicy;
 import dev.clockwork.offheap.AutoHyperClockCache;
 import dev.clockwork.offheap.FixedHyperClockCache;
 import dev.clockwork.offheap.HyperClockCache;
@@ -113,7 +114,8 @@ class ClockworkCacheMetricsTest {
 
     @Test
     void everyMeterOfAnLruCacheAfterAKnownSequence() {
-        try (LruCache cache = LruCache.builder().capacity(CAPACITY).numShardBits(0)
+        try (LruCache cache = LruCache.builder().admission(AdmissionPolicy.NONE)
+                .capacity(CAPACITY).numShardBits(0)
                 .chargeMetadata(false).build()) {
             assertSame(cache, ClockworkCacheMetrics.monitor(registry, cache, "lru", "db", "main"));
             long pinned = knownSequence(cache);
@@ -158,9 +160,11 @@ class ClockworkCacheMetricsTest {
     void everyMeterOfTheHyperClockCaches() {
         // One shard, metadata not charged: 16 slots in the fixed table (10,000 / 700 rounded up
         // to a power of two), which takes at most 13 entries.
-        try (FixedHyperClockCache fixed = FixedHyperClockCache.builder().capacity(CAPACITY)
+        try (FixedHyperClockCache fixed = FixedHyperClockCache.builder()
+                .admission(AdmissionPolicy.NONE).capacity(CAPACITY)
                 .estimatedEntryCharge(CHARGE).numShardBits(0).chargeMetadata(false).build();
-             AutoHyperClockCache auto = AutoHyperClockCache.builder().capacity(CAPACITY)
+             AutoHyperClockCache auto = AutoHyperClockCache.builder()
+                     .admission(AdmissionPolicy.NONE).capacity(CAPACITY)
                      .numShardBits(0).chargeMetadata(false).build()) {
             for (HyperClockCache cache : List.of(fixed, auto)) {
                 String name = cache.getClass().getSimpleName();
@@ -202,13 +206,16 @@ class ClockworkCacheMetricsTest {
                 return false;
             }
         };
-        try (Cache strict = FixedHyperClockCache.builder().capacity(CAPACITY)
+        try (Cache strict = FixedHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+                .capacity(CAPACITY)
                 .estimatedEntryCharge(CHARGE).numShardBits(0).chargeMetadata(false)
                 .strictCapacityLimit(true).build();
-             Cache admitting = FixedHyperClockCache.builder().capacity(CAPACITY)
+             Cache admitting = FixedHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+                     .capacity(CAPACITY)
                      .estimatedEntryCharge(CHARGE).numShardBits(0).chargeMetadata(false)
                      .admission(keepEveryVictim).build();
-             Cache capped = FixedHyperClockCache.builder().capacity(CAPACITY)
+             Cache capped = FixedHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+                     .capacity(CAPACITY)
                      .estimatedEntryCharge(CHARGE).numShardBits(0).chargeMetadata(false)
                      .evictionEffortCap(1).build()) {
             ClockworkCacheMetrics.monitor(registry, strict, "strict");
@@ -242,7 +249,8 @@ class ClockworkCacheMetricsTest {
 
     @Test
     void aClosedCacheKeepsItsCountersAndHasNoPinnedUsage() {
-        LruCache cache = LruCache.builder().capacity(CAPACITY).numShardBits(0)
+        LruCache cache = LruCache.builder().admission(AdmissionPolicy.NONE)
+                .capacity(CAPACITY).numShardBits(0)
                 .chargeMetadata(false).build();
         ClockworkCacheMetrics.monitor(registry, cache, "closed");
         assertTrue(insert(cache, 1));
@@ -266,7 +274,8 @@ class ClockworkCacheMetricsTest {
     }
 
     private WeakReference<Cache> bindAndForget() {
-        Cache cache = AutoHyperClockCache.builder().capacity(CAPACITY).numShardBits(0).build();
+        Cache cache = AutoHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+                .capacity(CAPACITY).numShardBits(0).build();
         ClockworkCacheMetrics.monitor(registry, cache, "forgotten");
         cache.close();
         return new WeakReference<>(cache);
