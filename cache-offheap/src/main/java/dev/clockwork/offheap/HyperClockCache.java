@@ -6,7 +6,6 @@ import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.hash.KeyHash;
-import dev.clockwork.offheap.admission.TinyLfu;
 import dev.clockwork.offheap.clock.ClockHandle;
 import dev.clockwork.offheap.clock.ClockProtocol;
 import dev.clockwork.offheap.clock.ClockShard;
@@ -62,7 +61,7 @@ public abstract class HyperClockCache extends ShardedCache {
 
     HyperClockCache(CacheContext context, CloseGate gate, ClockShard[] shards, long capacity,
                     long hashSeed, Admission admission) {
-        super(context, shards, capacity, hashSeed, admission, admission instanceof TinyLfu);
+        super(context, shards, capacity, hashSeed, admission);
         this.gate = gate;
         this.shards = shards;
         this.tables = new ClockProtocol[shards.length];

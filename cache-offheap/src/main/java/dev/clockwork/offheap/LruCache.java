@@ -4,7 +4,6 @@ import dev.clockwork.cache.Args;
 import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.admission.Admission;
-import dev.clockwork.offheap.admission.TinyLfu;
 import dev.clockwork.offheap.context.CacheContext;
 import dev.clockwork.offheap.entry.EntryStamp;
 import dev.clockwork.offheap.entry.RecordSlab;
@@ -53,7 +52,7 @@ public final class LruCache extends ShardedCache {
 
     private LruCache(CacheContext context, LruShard[] shards, long capacity, long hashSeed,
                      Admission admission) {
-        super(context, shards, capacity, hashSeed, admission, admission instanceof TinyLfu);
+        super(context, shards, capacity, hashSeed, admission);
         this.shards = shards;
         this.shardMask = shards.length - 1;
         this.shardBits = Integer.numberOfTrailingZeros(shards.length);

@@ -8,6 +8,7 @@ import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.ValueReader;
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.hash.KeyHash;
+import dev.clockwork.offheap.admission.TinyLfu;
 import dev.clockwork.offheap.context.CacheContext;
 import dev.clockwork.offheap.context.CallbackGuard;
 import dev.clockwork.offheap.entry.ValueHeader;
@@ -62,7 +63,7 @@ public abstract class ShardedCache implements Cache {
     final EntryHandoff handoff = this::visitEntry;
 
     ShardedCache(CacheContext context, Shard[] shards, long capacity, long hashSeed,
-                 Admission admission, boolean shardsRecordHits) {
+                 Admission admission) {
         this.context = context;
         this.shards = shards;
         this.stats = context.stats;
@@ -70,7 +71,7 @@ public abstract class ShardedCache implements Cache {
         this.capacity = capacity;
         this.hashSeed = hashSeed;
         this.admission = admission;
-        this.lookupsRecordHits = !shardsRecordHits;
+        this.lookupsRecordHits = !(admission instanceof TinyLfu);
     }
 
     /** The admission policy the cache was built with, for tests and diagnostics. */

@@ -8,7 +8,6 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
-import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.offheap.AdmissionPolicy;
 import dev.clockwork.offheap.FixedHyperClockCache;
@@ -67,22 +66,12 @@ public class DefaultAdmissionVsLookup {
         @Actor
         public void reader(LLLL_Result r) {
             try {
-                String first = readA();
-                String second = readA();
+                String first = FixedFixture.readA(cache);
+                String second = FixedFixture.readA(cache);
                 r.r1 = first.equals(second) ? first : first + "_THEN_" + second;
             } catch (RuntimeException | Error e) {
                 r.r1 = Outcomes.failure(e);
             }
-        }
-
-        private String readA() {
-            long h = VersionedKeys.lookup(cache, A);
-            if (h == Cache.MISS) {
-                return "MISS";
-            }
-            String seen = VersionedKeys.read(cache, h);
-            cache.release(h);
-            return "HIT_" + (seen.equals(VersionedKeys.label(A, 0)) ? "A" : seen);
         }
 
         @Actor
@@ -92,21 +81,7 @@ public class DefaultAdmissionVsLookup {
 
         @Arbiter
         public void arbiter(LLLL_Result r) {
-            String acct;
-            try {
-                long h = VersionedKeys.lookup(cache, A);
-                if (h == Cache.MISS) {
-                    r.r3 = "A_GONE";
-                } else {
-                    String seen = VersionedKeys.read(cache, h);
-                    cache.release(h);
-                    r.r3 = seen.equals(VersionedKeys.label(A, 0)) ? "A_PRESENT" : "A_READS_" + seen;
-                }
-                acct = FixedFixture.accounting(cache);
-            } catch (RuntimeException | Error e) {
-                acct = Outcomes.failure(e);
-            }
-            r.r4 = Outcomes.problems(acct, Outcomes.close(cache));
+            FixedFixture.arbitrateA(cache, r);
         }
     }
 }

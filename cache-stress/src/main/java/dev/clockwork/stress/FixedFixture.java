@@ -20,6 +20,7 @@ import dev.clockwork.cache.hash.KeyHash;
 import dev.clockwork.offheap.AdmissionPolicy;
 import dev.clockwork.offheap.ClockProbe;
 import dev.clockwork.offheap.FixedHyperClockCache;
+import org.openjdk.jcstress.infra.results.LLLL_Result;
 
 /**
  * Tiny {@link FixedHyperClockCache}s for the stress tests, for the keys of
@@ -183,5 +184,37 @@ final class FixedFixture {
             checks = failure(e);
         }
         return problems(checks, close(cache));
+    }
+
+    /**
+     * A lookup, read and release of key {@link VersionedKeys#A} (version 0): {@code MISS},
+     * {@code HIT_A}, or {@code HIT_} and whatever was read instead.
+     */
+    static String readA(Cache cache) {
+        long h = VersionedKeys.lookup(cache, VersionedKeys.A);
+        if (h == Cache.MISS) {
+            return "MISS";
+        }
+        String seen = VersionedKeys.read(cache, h);
+        cache.release(h);
+        return "HIT_" + (seen.equals(VersionedKeys.label(VersionedKeys.A, 0)) ? "A" : seen);
+    }
+
+    /**
+     * The arbiter's view of key {@link VersionedKeys#A} at the end into {@code r3}
+     * ({@code A_GONE}, {@code A_PRESENT} or {@code A_READS_} and what it read), then the
+     * accounting and close into {@code r4}.
+     */
+    static void arbitrateA(FixedHyperClockCache cache, LLLL_Result r) {
+        String acct;
+        try {
+            String seen = readA(cache);
+            r.r3 = seen.equals("MISS") ? "A_GONE"
+                    : seen.equals("HIT_A") ? "A_PRESENT" : "A_READS_" + seen.substring(4);
+            acct = accounting(cache);
+        } catch (RuntimeException | Error e) {
+            acct = failure(e);
+        }
+        r.r4 = problems(acct, close(cache));
     }
 }

@@ -77,14 +77,7 @@ public class LookupVsEviction {
         @Actor
         public void reader(LLLL_Result r) {
             try {
-                long h = VersionedKeys.lookup(cache, A);
-                if (h == Cache.MISS) {
-                    r.r1 = "MISS";
-                    return;
-                }
-                String seen = VersionedKeys.read(cache, h);
-                cache.release(h);
-                r.r1 = "HIT_" + (seen.equals(VersionedKeys.label(A, 0)) ? "A" : seen);
+                r.r1 = FixedFixture.readA(cache);
             } catch (RuntimeException | Error e) {
                 r.r1 = Outcomes.failure(e);
             }
@@ -97,21 +90,7 @@ public class LookupVsEviction {
 
         @Arbiter
         public void arbiter(LLLL_Result r) {
-            String acct;
-            try {
-                long h = VersionedKeys.lookup(cache, A);
-                if (h == Cache.MISS) {
-                    r.r3 = "A_GONE";
-                } else {
-                    String seen = VersionedKeys.read(cache, h);
-                    cache.release(h);
-                    r.r3 = seen.equals(VersionedKeys.label(A, 0)) ? "A_PRESENT" : "A_READS_" + seen;
-                }
-                acct = FixedFixture.accounting(cache);
-            } catch (RuntimeException | Error e) {
-                acct = Outcomes.failure(e);
-            }
-            r.r4 = Outcomes.problems(acct, Outcomes.close(cache));
+            FixedFixture.arbitrateA(cache, r);
         }
     }
 
