@@ -360,7 +360,6 @@ class AutoHyperClockCacheTest {
         String mapping = mappingCovering(maps, address, reserved);
         assertTrue(mapping != null, "no mapping covers the reservation at 0x"
                 + Long.toHexString(address) + " (+" + reserved + ")");
-        assertTrue(mapping.split("\\s+")[1].startsWith("rw"), mapping);
 
         cache.close();
         assertEquals(0, NativeMemory.reservedBytes());
@@ -371,16 +370,32 @@ class AutoHyperClockCacheTest {
         assertEquals(null, mappingCovering(maps, address, reserved));
     }
 
-    /** The line of /proc/self/maps whose range covers [start, start + length), or null. */
+    /**
+     * The lines of /proc/self/maps, adjacent and each read-write, that together cover
+     * {@code [start, start + length)}, or null. Huge-page advice on part of a reservation splits
+     * it into several mappings of one range.
+     */
     private static String mappingCovering(Path maps, long start, long length) throws IOException {
+        long end = start + length;
+        StringBuilder run = new StringBuilder();
+        long covered = start;
         for (String line : Files.readAllLines(maps)) {
             String range = line.substring(0, line.indexOf(' '));
             int dash = range.indexOf('-');
             long lo = Long.parseUnsignedLong(range.substring(0, dash), 16);
             long hi = Long.parseUnsignedLong(range.substring(dash + 1), 16);
-            if (Long.compareUnsigned(lo, start) <= 0
-                    && Long.compareUnsigned(hi, start + length) >= 0) {
-                return line;
+            boolean continues = Long.compareUnsigned(lo, covered) <= 0
+                    && Long.compareUnsigned(hi, covered) > 0;
+            if (!continues) {
+                continue;
+            }
+            if (!line.split("\\s+")[1].startsWith("rw")) {
+                return null;
+            }
+            run.append(line).append('\n');
+            covered = hi;
+            if (Long.compareUnsigned(covered, end) >= 0) {
+                return run.toString();
             }
         }
         return null;
