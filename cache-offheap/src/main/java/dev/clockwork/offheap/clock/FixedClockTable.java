@@ -2,7 +2,7 @@ package dev.clockwork.offheap.clock;
 
 import static dev.clockwork.offheap.clock.ClockMeta.MAX_COUNTDOWN;
 import static dev.clockwork.offheap.clock.ClockMeta.isVisible;
-import static dev.clockwork.offheap.clock.SlotLayout.INT;
+import static dev.clockwork.offheap.clock.SlotLayout.LONG;
 import static dev.clockwork.offheap.clock.SlotLayout.SLOT_SHIFT;
 import static dev.clockwork.offheap.clock.SlotLayout.key0;
 import static dev.clockwork.offheap.clock.SlotLayout.key1;
@@ -14,17 +14,28 @@ import java.lang.foreign.MemorySegment;
  * The fixed-size index: open addressing with double hashing over a power-of-two slot array sized
  * once from the capacity and an estimated entry charge.
  *
- * <p>A key's probe sequence starts at {@code h1 mod n} and steps by {@code h0 | 1}; the step is
- * odd, so the sequence visits every slot exactly once. Each slot counts its <em>displacements</em>:
- * how many entries' probe paths pass over it. An insert increments them along its path (and rolls
- * them back if it gives up); removing an entry rolls back its path. A lookup or erase stops at a
- * non-matching slot whose displacement count is zero: no entry lies beyond it on this path.
+ * <p>A key's probe sequence starts at its home, slot {@code h1 mod n}, and steps by
+ * {@code h0 | 1}; the step is odd, so the sequence visits every slot exactly once. An insert
+ * takes the first empty slot of its sequence. Each home keeps a {@link Reach} word: how many
+ * entries homed there live, and how many steps from home the farthest of them may be. A lookup or
+ * erase probes that far and no further; an insert updates its home's word before it publishes
+ * the entry, and freeing an entry ({@link #unlink}) takes it out of its home's count.
+ *
+ * <p>Why a reach and not RocksDB's displacement counts (each slot counting the probe paths that
+ * pass over it, a lookup stopping at a slot whose count is zero): at the 0.84 occupancy limit an
+ * insert passes ~6 slots, so a churned table holds ~4.4 paths over an average slot and only ~2 %
+ * of slots count zero: a miss probed ~50 random lines, an insert paid an atomic add on each line
+ * it passed, and every free as many again to roll its path back. A reach is one word per home,
+ * on the line a probe reads first: an insert and a free each change one word, with one CAS, and
+ * a miss stops after the home when nothing homed there went further (about half the homes hold
+ * no entry at all at that load). The price: a reach only grows while entries stay homed, so a
+ * home that never empties may send misses further than its entries now are.
  *
  * <p>Occupancy is capped at {@link #STRICT_LOAD_FACTOR} of the slots; the target is
  * {@link #LOAD_FACTOR}, which sizing uses.
  *
- * <p>Index work only: the displacement counts are this class's, every change of an entry is
- * {@link ClockProtocol}'s, which calls {@link #unlink} to roll back a freed entry's path.
+ * <p>Index work only: the reach words are this class's, every change of an entry is
+ * {@link ClockProtocol}'s, which calls {@link #unlink} when it frees an entry.
  */
 public final class FixedClockTable extends ClockProtocol {
     /** Sizing target: expected entries per slot. */
@@ -38,6 +49,8 @@ public final class FixedClockTable extends ClockProtocol {
 
     private final int lengthBits;
     private final long lengthMask;
+    /** {@link #lengthMask} in bytes: slot offsets wrap with it. */
+    private final long byteMask;
     private final long occupancyLimit;
     /** Where the next eviction sweep starts; advanced in steps by concurrent evictors. */
     private final long[] clockPointer = PaddedCounters.allocate(1);
@@ -46,6 +59,7 @@ public final class FixedClockTable extends ClockProtocol {
         super(allocateZeroed(1L << lengthBits), 1L << lengthBits, context, shard);
         this.lengthBits = lengthBits;
         this.lengthMask = (1L << lengthBits) - 1;
+        this.byteMask = lengthMask << SLOT_SHIFT;
         this.occupancyLimit = occupancyLimit(lengthBits);
     }
 
@@ -96,7 +110,10 @@ public final class FixedClockTable extends ClockProtocol {
 
     private static long allocateZeroed(long slots) {
         long bytes = slots * SlotLayout.SLOT_BYTES;
-        long address = NativeAllocator.allocateAligned(bytes, SlotLayout.SLOT_BYTES);
+        // A large table aligned to the huge page it may be backed by (NativeAllocator).
+        long alignment = bytes >= NativeAllocator.HUGE_PAGE ? NativeAllocator.HUGE_PAGE
+                : SlotLayout.SLOT_BYTES;
+        long address = NativeAllocator.allocateAligned(bytes, alignment);
         MemorySegment.ofAddress(address).reinterpret(bytes).fill((byte) 0);
         return address;
     }
@@ -120,13 +137,48 @@ public final class FixedClockTable extends ClockProtocol {
         return (index & lengthMask) << SLOT_SHIFT;
     }
 
-    private int displacements(long slot) {
-        return (int) INT.getOpaque(slots, SlotLayout.displacementsOffset(slot));
+    /**
+     * The reach word of a home slot: how many entries live whose probe path starts here, and how
+     * far along it the farthest of them may be. Volatile read, though only an atomic snapshot of
+     * the word is needed: a lookup that starts after an insert completed must see that insert's
+     * update, and on x86 a volatile load is a plain one.
+     */
+    private long reach(long home) {
+        return (long) LONG.getVolatile(slots, SlotLayout.reachOffset(home));
     }
 
-    private void addDisplacements(long slot, int delta) {
-        // Volatile, though release would do: one lock xadd instead of a CAS loop (PaddedCounters).
-        int unused = (int) INT.getAndAdd(slots, SlotLayout.displacementsOffset(slot), delta);
+    /**
+     * An entry homed at {@code home} now lives {@code distance} steps along its path: one more
+     * homed entry, and the reach at least {@code distance}. Before the entry is published, so a
+     * lookup that can see the entry can see how far to look for it.
+     */
+    private void addHomed(long home, long distance) {
+        long offset = SlotLayout.reachOffset(home);
+        long word = (long) LONG.getOpaque(slots, offset);
+        for (;;) {
+            long updated = Reach.withEntry(word, distance);
+            // Volatile CAS: one lock cmpxchg on x86 whatever the mode (see PaddedCounters).
+            long witness = (long) LONG.compareAndExchange(slots, offset, word, updated);
+            if (witness == word) {
+                return;
+            }
+            word = witness;
+        }
+    }
+
+    /** An entry homed at {@code home} is gone; the last one's leaving resets the reach to 0. */
+    private void removeHomed(long home) {
+        long offset = SlotLayout.reachOffset(home);
+        long word = (long) LONG.getOpaque(slots, offset);
+        for (;;) {
+            assert Reach.count(word) > 0 : "a homed entry is counted at its home";
+            long witness = (long) LONG.compareAndExchange(slots, offset, word,
+                    Reach.withoutEntry(word));
+            if (witness == word) {
+                return;
+            }
+            word = witness;
+        }
     }
 
     @Override
@@ -136,37 +188,31 @@ public final class FixedClockTable extends ClockProtocol {
 
     @Override
     public long lookup(long h0, long h1) {
-        long first = h1 & lengthMask;
-        long slot = first << SLOT_SHIFT;
+        long home = (h1 & lengthMask) << SLOT_SHIFT;
         // The home slot: reference first, look after (RocksDB's "optimistic" lookup). Most hits
         // are here, and when another core wrote the slot last, taking the line for writing at
         // once costs one coherence transfer where a read followed by the atomic costs two.
-        int stamp = tryReference(slot, h0, h1);
+        int stamp = tryReference(home, h0, h1);
         if (stamp != 0) {
-            return FoundEntry.of(slot, stamp);
+            return FoundEntry.of(home, stamp);
         }
-        return lookupAway(h0, h1, first);
+        long farthest = Reach.farthest(reach(home));
+        return farthest == 0 ? FoundEntry.NONE : lookupAway(h0, h1, home, farthest);
     }
 
     /**
-     * The rest of a lookup's probe sequence, after its home slot. Apart from {@link #lookup} so
-     * that the home-slot hit stays small enough for the JIT to inline into its callers.
+     * The rest of a lookup's probe sequence, after its home slot, as far as the home's reach.
+     * Apart from {@link #lookup} so that the home-slot hit stays small enough for the JIT to
+     * inline into its callers.
      */
-    private long lookupAway(long h0, long h1, long first) {
-        long step = h0 | 1;
-        long index = first;
-        long slot = first << SLOT_SHIFT;
-        while (displacements(slot) != 0) {
-            index = (index + step) & lengthMask;
-            if (index == first) {
-                break;
-            }
-            slot = index << SLOT_SHIFT;
-            // Further probes: look before referencing. In a loaded table most of them meet other
-            // keys (a miss probes ~50 slots at the 0.84 occupancy limit once the table has
-            // churned), and an atomic add per probe would serialize their cache misses. A plain
-            // read of the key rejects strangers; the reference taken on a match is what makes the
-            // answer safe, as the key is checked again while it is held.
+    private long lookupAway(long h0, long h1, long home, long farthest) {
+        long step = (h0 | 1) << SLOT_SHIFT;
+        long slot = home;
+        for (long d = 1; d <= farthest; d++) {
+            slot = (slot + step) & byteMask;
+            // Look before referencing: an atomic add per probe would serialize the probes'
+            // cache misses. A plain read of the key rejects strangers; the reference taken on a
+            // match is what makes the answer safe, as the key is checked again while it is held.
             if (key0(slots, slot) == h0 && key1(slots, slot) == h1) {
                 int stamp = tryReference(slot, h0, h1);
                 if (stamp != 0) {
@@ -180,90 +226,70 @@ public final class FixedClockTable extends ClockProtocol {
     /** The probe sequence is a lookup's, with a plain look at each key first. */
     @Override
     public long findUnreferenced(long h0, long h1) {
-        long step = h0 | 1;
-        long first = h1 & lengthMask;
-        long index = first;
-        for (;;) {
-            long slot = index << SLOT_SHIFT;
+        long step = (h0 | 1) << SLOT_SHIFT;
+        long home = (h1 & lengthMask) << SLOT_SHIFT;
+        long slot = home;
+        long farthest = 0;
+        for (long d = 0; d <= farthest; d++) {
             if (key0(slots, slot) == h0 && key1(slots, slot) == h1) {
                 int stamp = stampIfKey(slot, h0, h1);
                 if (stamp != 0) {
                     return FoundEntry.of(slot, stamp);
                 }
             }
-            if (displacements(slot) == 0) {
-                return FoundEntry.NONE;
+            if (d == 0) {
+                farthest = Reach.farthest(reach(home)); // the home's line, read already
             }
-            index = (index + step) & lengthMask;
-            if (index == first) {
-                return FoundEntry.NONE;
-            }
+            slot = (slot + step) & byteMask;
         }
+        return FoundEntry.NONE;
     }
 
     @Override
     long insert(long h0, long h1, long valueAddress, int valueLength, long charge,
                   long countdown, boolean keepRef) {
-        long step = h0 | 1;
-        long first = h1 & lengthMask;
-        long index = first;
-        for (;;) {
-            long slot = index << SLOT_SHIFT;
+        long step = (h0 | 1) << SLOT_SHIFT;
+        long home = (h1 & lengthMask) << SLOT_SHIFT;
+        long slot = home;
+        for (long d = 0; d <= lengthMask; d++) {
             if (tryClaim(slot)) {
-                // We own the slot: fill it, then publish with one release store.
+                // We own the slot: count it at its home, fill it, publish with a release store.
+                addHomed(home, d);
                 return fillAndPublish(slot, h0, h1, valueAddress, valueLength, charge,
                         ClockMeta.newEntry(countdown, keepRef, false));
             }
             // A plain look for our key first, as in lookup; sameKeyBoosting confirms under refs.
             if (key0(slots, slot) == h0 && key1(slots, slot) == h1 && isVisible(getMetaOpaque(slot))
                     && sameKeyBoosting(slot, h0, h1, countdown)) {
-                rollback(h0, h1, slot);
                 return FoundEntry.NONE; // duplicate: the caller falls back to a standalone entry
             }
-            index = (index + step) & lengthMask;
-            if (index == first) {
-                rollback(h0, h1, slot);
-                return FoundEntry.NONE;
-            }
-            addDisplacements(slot, 1);
+            slot = (slot + step) & byteMask;
         }
-    }
-
-    /** Undoes the displacement increments of a probe path from its start up to {@code slot}. */
-    private void rollback(long h0, long h1, long slot) {
-        long step = h0 | 1;
-        long index = h1 & lengthMask;
-        while (slotAt(index) != slot) {
-            addDisplacements(slotAt(index), -1);
-            index = (index + step) & lengthMask;
-        }
+        return FoundEntry.NONE; // every slot taken
     }
 
     @Override
     public boolean erase(long h0, long h1) {
         boolean found = false;
-        long step = h0 | 1;
-        long first = h1 & lengthMask;
-        long index = first;
-        do {
-            long slot = index << SLOT_SHIFT;
+        long step = (h0 | 1) << SLOT_SHIFT;
+        long home = (h1 & lengthMask) << SLOT_SHIFT;
+        long farthest = Reach.farthest(reach(home));
+        long slot = home;
+        for (long d = 0; d <= farthest; d++) {
             // A plain look rejects other keys; eraseIfKey confirms against the entry's word.
+            // Keep going after a match: in rare races a key can be in the table twice.
             if (key0(slots, slot) == h0 && key1(slots, slot) == h1 && eraseIfKey(slot, h0, h1)) {
                 found = true;
             }
-            // Keep going: in rare races a key can be in the table twice; erase them all.
-            if (displacements(slot) == 0) {
-                break;
-            }
-            index = (index + step) & lengthMask;
-        } while (index != first);
+            slot = (slot + step) & byteMask;
+        }
         return found;
     }
 
-    /** Rolls back the displacements of the path that led to the entry's slot. */
+    /** A freed entry leaves its home's count. */
     @Override
     void unlink(long slot) {
-        rollback(key0(slots, slot), key1(slots, slot), slot);
+        removeHomed((key1(slots, slot) & lengthMask) << SLOT_SHIFT);
     }
 
     @Override

@@ -34,8 +34,8 @@ import java.lang.invoke.VarHandle;
  *  +--------------------------------------------------------------+
  *  |                 Stamp (see EntryStamp)                       | 44
  *  +--------------------------------------------------------------+
- *  |   Fixed table: displacements (atomic) | Auto: chain head     | 48
- *  |   Fixed table: unused                 |   (see ChainPointer)   |
+ *  |   Fixed table: reach of this home     | Auto: chain head     | 48
+ *  |   (atomic, see Reach)                 |   (see ChainPointer)   |
  *  +--------------------------------------------------------------+
  *  |                 Auto table: next in this entry's chain       | 56
  *  |                 (see ChainPointer)                           |
@@ -65,9 +65,9 @@ import java.lang.invoke.VarHandle;
  * in the "under construction" state, and published by the release store of the meta word;
  * readers read them after an acquire of the meta word (a reference, or an acquire load checked
  * by the stamp afterwards), so the plain reads below suffice. The index's words (bytes 48..63)
- * are not the slot owner's: the Fixed table's displacement count is changed by atomic adds of
- * any inserter passing over the slot, and the Auto table's chain head by the CAS of any inserter
- * linking an entry at this home, or under the chain's lock; an entry's next pointer is written
+ * are not the slot owner's: the Fixed table's reach word is changed by the CAS of any inserter
+ * or freer of an entry homed at the slot, and the Auto table's chain head by the CAS of any
+ * inserter linking an entry at this home, or under the chain's lock; an entry's next pointer is written
  * by its inserter before the linking CAS, then only under a chain lock.
  */
 public final class SlotLayout {
@@ -85,7 +85,7 @@ public final class SlotLayout {
     static final long CHARGE_OFFSET = ValueHeader.CHARGE_OFFSET;
     static final long VALUE_LENGTH_OFFSET = ValueHeader.VALUE_LENGTH_OFFSET;
     static final long STAMP_OFFSET = ValueHeader.STAMP_OFFSET;
-    static final long DISPLACEMENTS_OFFSET = 48;
+    static final long REACH_OFFSET = 48;
     static final long HEAD_OFFSET = 48;
     static final long NEXT_OFFSET = 56;
 
@@ -121,8 +121,8 @@ public final class SlotLayout {
         return slot + STAMP_OFFSET;
     }
 
-    static long displacementsOffset(long slot) {
-        return slot + DISPLACEMENTS_OFFSET;
+    static long reachOffset(long slot) {
+        return slot + REACH_OFFSET;
     }
 
     static long headOffset(long slot) {
