@@ -67,8 +67,8 @@ import java.lang.invoke.VarHandle;
  * by the stamp afterwards), so the plain reads below suffice. The index's words (bytes 48..63)
  * are not the slot owner's: the Fixed table's reach word is changed by the CAS of any inserter
  * or freer of an entry homed at the slot, and the Auto table's chain head by the CAS of any
- * inserter linking an entry at this home, or under the chain's lock; an entry's next pointer is written
- * by its inserter before the linking CAS, then only under a chain lock.
+ * inserter linking an entry at this home, or under the chain's lock; an entry's next pointer is
+ * written by its inserter before the linking CAS, then only under a chain lock.
  */
 public final class SlotLayout {
     /** {@code (MemorySegment, long offset)} handles, exact: a wrong type throws, not boxes. */
