@@ -122,4 +122,44 @@ public final class ClockSteps {
     public static void unlockChain(AutoClockTable table, long home) {
         table.chains.unlock(home);
     }
+
+    /**
+     * Checks a quiescent fixed table's reach words against its entries: for every home, the
+     * count of entries homed there (found by walking each entry's probe path from its home to its
+     * slot) and a reach at least as far as the farthest of them. The description of the first
+     * mismatch, or null.
+     */
+    public static String reachMismatch(FixedClockTable table) {
+        long n = table.slotCount;
+        long mask = n - 1;
+        long[] homed = new long[(int) n];
+        long[] farthest = new long[(int) n];
+        for (long index = 0; index < n; index++) {
+            long slot = index << SlotLayout.SLOT_SHIFT;
+            if (!ClockMeta.isVisible(meta(table, slot))) {
+                continue;
+            }
+            long h0 = SlotLayout.key0(table.slots, slot);
+            long home = SlotLayout.key1(table.slots, slot) & mask;
+            long distance = 0;
+            for (long at = home; at != index; at = (at + (h0 | 1)) & mask) {
+                if (++distance > n) {
+                    return "slot " + index + " is not on its key's probe path";
+                }
+            }
+            homed[(int) home]++;
+            farthest[(int) home] = Math.max(farthest[(int) home], distance);
+        }
+        for (long home = 0; home < n; home++) {
+            long word = (long) SlotLayout.LONG.getVolatile(table.slots,
+                    SlotLayout.reachOffset(home << SlotLayout.SLOT_SHIFT));
+            if (Reach.count(word) != homed[(int) home]
+                    || Reach.farthest(word) < farthest[(int) home]) {
+                return "home " + home + ": reach counts " + Reach.count(word) + " entries to "
+                        + Reach.farthest(word) + " steps; the table holds " + homed[(int) home]
+                        + ", the farthest " + farthest[(int) home] + " steps away";
+            }
+        }
+        return null;
+    }
 }
