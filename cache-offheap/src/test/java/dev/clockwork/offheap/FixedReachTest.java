@@ -26,7 +26,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class FixedReachTest {
     private static final byte[] VALUE = new byte[64];
 
-    /** One shard, sized for 1 KiB entries and filled with 64-byte ones: the occupancy limit binds. */
+    /** One shard sized for 1 KiB entries, filled with 64-byte ones: the occupancy limit binds. */
     private static FixedHyperClockCache occupancyBound() {
         return FixedHyperClockCache.builder().capacity(1 << 20).estimatedEntryCharge(1024)
                 .numShardBits(0).admission(AdmissionPolicy.NONE).build();
