@@ -99,7 +99,7 @@ final class BlockPool {
     private static final long REPORT_BYTES = 256 * 1024;
     /** Free blocks' pages go back when they exceed this share of the pool's chunk bytes. */
     private static final int DEEP_SHARE = 32;
-    private static final long DEEP_MIN_BYTES = 256 * 1024;
+    private static final long DEEP_MIN_BYTES = 64 * 1024;
     private static final long INDEX_MASK = 0xFFFF_FFFFL;
     private static final long TAG_ONE = 1L << 32;
     private static final int RECIPROCAL_SHIFT = 42;
@@ -410,6 +410,7 @@ final class BlockPool {
         long bytes = 1L << shift;
         NativeAllocator.returnPages(chunk, bytes);
         chunkShifts[n] = 0;
+        long carved = (n == freshChunk ? freshBlock : blocksPerChunk) * blockBytes;
         if (n == freshChunk) {
             freshChunk = 0;
         }
@@ -418,7 +419,7 @@ final class BlockPool {
         }
         spareNumbers[spareCount++] = n;
         heldBytes -= bytes;
-        reserve.put(chunk, shift);
+        reserve.put(chunk, shift, carved);
     }
 
     /** Pushes a chunk's detached free blocks back as one list, their runs' pages given back. */

@@ -20,7 +20,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>When to trim (find emptied chunks and free pages): pools report the fresh blocks they carve
  * ({@link #grew}), which is how the slabs' resident memory grows; once the bytes carved since the
- * last trim reach 1/{@value #TRIM_SHARE} of the bytes the pools hold, and at least
+ * last trim reach 1/{@value #TRIM_SHARE} of the bytes carved in the chunks the pools hold (what
+ * may be resident, not the chunks' untouched address space), and at least
  * {@value #TRIM_MIN_BYTES}, the pool leaves its monitor and its thread runs {@link #trim} over
  * every pool. So a trim, whose cost is a walk of the free blocks, comes at most once per that
  * much growth: none while the mix of value sizes holds still (blocks are reused, none carved),
@@ -33,9 +34,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * under this monitor takes another lock.
  */
 final class ChunkReserve {
-    /** A trim is due once the pools carved this share of what they hold since the last one. */
+    /** A trim is due once the pools carved this share of their carved bytes since the last. */
     static final int TRIM_SHARE = 16;
-    static final long TRIM_MIN_BYTES = 2L << 20;
+    static final long TRIM_MIN_BYTES = 1L << 20;
     private static final int SHIFTS = 64;
 
     private final long[][] chunks = new long[SHIFTS][];
@@ -46,6 +47,11 @@ final class ChunkReserve {
     private long reservedBytes;
     /** Bytes of the chunks the pools hold. */
     private long heldBytes;
+    /**
+     * Bytes of blocks the pools carved in the chunks they hold: what may be resident (values,
+     * free blocks), as opposed to their chunks' fresh address space.
+     */
+    private long carvedBytes;
     private long grownSinceTrim;
     private long trims;
     private boolean closed;
@@ -70,8 +76,11 @@ final class ChunkReserve {
         return 0;
     }
 
-    /** Takes an emptied chunk back from a pool (which holds its monitor, so is not closed). */
-    synchronized void put(long chunk, int shift) {
+    /**
+     * Takes an emptied chunk back from a pool (which holds its monitor, so is not closed), of
+     * which {@code carved} bytes of blocks had been carved.
+     */
+    synchronized void put(long chunk, int shift, long carved) {
         assert !closed : "a chunk came back after close";
         if (chunks[shift] == null) {
             chunks[shift] = new long[4];
@@ -81,6 +90,7 @@ final class ChunkReserve {
         chunks[shift][counts[shift]++] = chunk;
         reservedBytes += 1L << shift;
         heldBytes -= 1L << shift;
+        carvedBytes -= carved;
     }
 
     /** A pool took a chunk of {@code bytes}, from here or mapped anew. */
@@ -91,7 +101,8 @@ final class ChunkReserve {
     /** A pool carved {@code bytes} of fresh blocks; returns whether a trim is due. */
     synchronized boolean grew(long bytes) {
         grownSinceTrim += bytes;
-        return grownSinceTrim >= Math.max(TRIM_MIN_BYTES, heldBytes / TRIM_SHARE);
+        carvedBytes += bytes;
+        return grownSinceTrim >= Math.max(TRIM_MIN_BYTES, carvedBytes / TRIM_SHARE);
     }
 
     /** Trims every pool ({@link BlockPool#trim}), unless another thread is at it. */

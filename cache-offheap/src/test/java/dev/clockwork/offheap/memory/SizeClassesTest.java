@@ -125,7 +125,7 @@ class SizeClassesTest {
             assertEquals(SizeClasses.blockBytes(c) >= 32 << 20, SizeClasses.returnsPages(c));
             returning += SizeClasses.returnsPages(c) ? 1 : 0;
         }
-        // ValueSlabs' bound on stranded memory counts the classes that keep their pages
+        // the classes whose free blocks keep their pages until a trim (ChunkReserve)
         assertEquals(83, SizeClasses.COUNT - returning);
         assertEquals(108, SizeClasses.COUNT);
     }
