@@ -1,7 +1,8 @@
 #!/bin/bash
 # PeerInsertBenchmark, old jar (main's HEAD) and new jar alternating, two rounds; retries while
 # another JMH instance holds /tmp/jmh.lock
-# run where old.jar (benchmarks.jar built at 55e3f2d) and new.jar (this change) are
+# run where old.jar (benchmarks.jar built at 55e3f2d) and new.jar (this change) are; rounds 3
+# and 4 ran the same with "for round in 3 4" and the final commit's jar
 J=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java
 for round in 1 2; do for side in old new; do
   while true; do

@@ -50,8 +50,7 @@ import java.util.BitSet;
  * Links are plain native accesses, ordered by those CASes. The chunk table is a volatile field.
  *
  * <p>Carving takes this pool's monitor, once per batch of up to {@value #CARVE_BATCH} blocks never
- * used before:
- * it links a batch of the newest chunk's fresh blocks and pushes all but the first with one CAS.
+ * used before: it links the batch (in the header) and pushes all but the first with one CAS.
  * When the newest chunk is used up it takes the next from the cache's {@link ChunkReserve} (an
  * emptied chunk of any class, pages given back) or, failing that, maps one. Every
  * {@value #REPORT_BYTES} bytes carved it tells the reserve, which may answer that a trim is due:
