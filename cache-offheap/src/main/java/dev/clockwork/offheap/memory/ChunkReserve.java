@@ -26,7 +26,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * every pool. So a trim, whose cost is a walk of the free blocks, comes at most once per that
  * much growth: none while the mix of value sizes holds still (blocks are reused, none carved),
  * and while it moves, memory the classes it left behind hold is found before the slabs have
- * grown by a sixteenth. Trims run on the allocating thread rather than on a background one:
+ * grown by a sixty-fourth. Trims run on the allocating thread rather than on a background one:
  * nothing to start or stop, and a cache whose memory does not grow pays nothing. A thread that
  * finds another trimming does not wait: it carves.
  *
@@ -35,7 +35,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class ChunkReserve {
     /** A trim is due once the pools carved this share of their carved bytes since the last. */
-    static final int TRIM_SHARE = 16;
+    static final int TRIM_SHARE = 64;
     static final long TRIM_MIN_BYTES = 1L << 20;
     private static final int SHIFTS = 64;
 

@@ -32,9 +32,9 @@ import java.lang.foreign.MemorySegment;
  *       empty chunks, from which any class takes before it maps a chunk; and when a class's free
  *       blocks are more than 1/32 of its chunks, the whole pages inside runs of free blocks go
  *       back too. A trim runs on an allocating thread once the classes have carved fresh blocks
- *       worth a sixteenth of what they had carved (at least 1 MiB) since the last one, so when
+ *       worth a sixty-fourth of what they had carved (at least 1 MiB) since the last one, so when
  *       the mix of value sizes moves, what the classes it left behind hold is found within a
- *       sixteenth of growth; what stays resident is what live values pin (the pages they share
+ *       sixty-fourth of growth; what stays resident is what live values pin (the pages they share
  *       with free blocks), up to 1/32 of each class's chunks (or 64 KiB) in free blocks, and
  *       what was freed since the last trim. Blocks of {@link SizeClasses#RETURN_PAGES_MIN}
  *       (32 MiB) or more return their pages when freed by the cache ({@link #freeGuarded}),
