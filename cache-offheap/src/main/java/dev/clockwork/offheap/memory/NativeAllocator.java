@@ -281,4 +281,42 @@ public final class NativeAllocator {
             throw new AssertionError("munmap downcall failed", t);
         }
     }
+
+    /**
+     * {@code mincore(addr, length, vec)}: which pages of a range are resident. Diagnostics only
+     * ({@link ValueSlabs#residentBytes}), so neither critical nor errno-capturing.
+     */
+    private static final MethodHandle MINCORE = LINKER.downcallHandle(
+            LINKER.defaultLookup().find("mincore").orElseThrow(),
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
+                    ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
+
+    /**
+     * Bytes of the pages of {@code [address, address + length)} that are resident, as the kernel
+     * tells ({@code mincore}); the range must be mapped.
+     *
+     * @throws IllegalStateException if the kernel refuses (a range not mapped)
+     */
+    public static long residentBytes(long address, long length) {
+        long start = address & -OS_PAGE;
+        long end = (address + length + OS_PAGE - 1) & -OS_PAGE;
+        long pages = (end - start) / OS_PAGE;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment vector = arena.allocate(Math.max(1, pages));
+            int result = (int) MINCORE.invokeExact(start, end - start, vector.address());
+            if (result != 0) {
+                throw new IllegalStateException("mincore of " + (end - start) + " bytes at 0x"
+                        + Long.toHexString(start) + " failed");
+            }
+            long resident = 0;
+            for (long i = 0; i < pages; i++) {
+                resident += vector.get(ValueLayout.JAVA_BYTE, i) & 1;
+            }
+            return resident * OS_PAGE;
+        } catch (IllegalStateException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError("mincore downcall failed", t);
+        }
+    }
 }

@@ -26,11 +26,17 @@ package dev.clockwork.offheap.memory;
  * length (8.9% over lengths above 256), 7.7% of the blocks' bytes; {@code SizeClassesTest}
  * checks these bounds. Multiples of 16 up to 256 and every power of two fit exactly.
  *
+ * <p>Every chunk starts with its header: the chunk's number in its class at offset 0, and from
+ * {@link #LINKS_OFFSET} one {@code int} per block, the block's free-list link ({@link BlockPool}
+ * keeps the links beside the blocks, not in them, so that a free block's own memory is never
+ * touched and its pages can go back to the kernel).
+ *
  * <p>Small classes (blocks up to {@link #SMALL_MAX}): each chunk is the smallest power of two, at
  * least {@link #MIN_CHUNK_SHIFT} (1 MiB), that holds {@link #MIN_BLOCKS_PER_CHUNK} blocks, and is
- * aligned to its size. Its first {@link #SMALL_HEADER_BYTES} are the header; what is left after
- * the last whole block is lost, at most one block, so under 1/256 (0.4%) of the chunk; 0.01–0.4%
- * by class. Chunks are 1 MiB up to 4 KiB blocks, 2 MiB and 4 MiB above. Why no smaller chunks:
+ * aligned to its size. The header (64 bytes, then the links, rounded up to 64 bytes) costs 4
+ * bytes per block: 20% of a 16-byte block, 6% of a 64-byte one, 0.4% of 1 KiB; what is left after
+ * the last whole block is lost, at most one block. Chunks are 1 MiB up to 4 KiB blocks, 2 MiB and
+ * 4 MiB above. Why no smaller chunks:
  * glibc serves an aligned request below its mmap threshold (128 KiB) from the heap, splitting
  * off and touching the alignment slack around it, which cost LRU at 64-byte values more resident
  * memory than the 16-byte malloc headers the slabs save.
@@ -39,13 +45,14 @@ package dev.clockwork.offheap.memory;
  * returned to the kernel on their own; the chunk's header takes its first page. A chunk is
  * {@link #PAGE_CHUNK_SHIFT} (8 MiB) while that holds a block, else the power of two above one
  * block and its header page: a value of 8 MiB or more has a chunk to itself, up to twice its
- * length of address space (pages not touched are not resident). Block indexes count pages in
- * page classes ({@link #granuleShift}), so that 32 bits name 16 TiB of blocks per class.
+ * length of address space (pages not touched are not resident). The header page holds the links
+ * too (at most 409 blocks a chunk). A block index is the chunk's number and the block's within it
+ * ({@link #blockBits}): 32 bits name 64 TiB of blocks per page class, 64 GiB in the 16-byte class.
  *
  * <p>Blocks of {@link #RETURN_PAGES_MIN} (32 MiB) or more give their pages back to the kernel
- * when freed, all but the first (it holds the free-list link), where glibc would unmap them (it
- * maps every block from 32 MiB on its own, whatever its dynamic mmap threshold): the resident
- * memory such values leave behind is one page per free block, while the address stays mapped
+ * when freed, where glibc would unmap them (it
+ * maps every block from 32 MiB on its own, whatever its dynamic mmap threshold): such values leave
+ * no resident memory behind once freed, while the address stays mapped
  * until close, so that a stale reader reads zeros rather than faulting. Smaller blocks stay
  * resident when free, as glibc's heap keeps them once its mmap threshold has risen past them.
  * Returning them too was measured: an insert of a 256 KiB value that reuses a block whose pages
@@ -63,8 +70,7 @@ public final class SizeClasses {
     public static final int PAGE = 4096;
     static final int PAGE_SHIFT = 12;
     /**
-     * Blocks of this many bytes or more return their pages (all but the first) to the kernel on
-     * free.
+     * Blocks of this many bytes or more return their pages to the kernel on free.
      */
     public static final int RETURN_PAGES_MIN = 32 * 1024 * 1024;
     /** Blocks of small classes are multiples of 16 bytes, like malloc's alignment. */
@@ -86,20 +92,41 @@ public final class SizeClasses {
     static final int MIN_BLOCKS_PER_CHUNK = 256;
     static final int PAGE_CHUNK_SHIFT = 23;
     /**
-     * A small class's chunk header: the chunk's number in its class, then unused, so that blocks
-     * start 64-byte aligned.
+     * Where a chunk's links start: after the chunk number's cache line, so that pushes, which
+     * write links, do not invalidate the line every free reads the number from.
      */
-    static final int SMALL_HEADER_BYTES = 64;
+    static final int LINKS_OFFSET = 64;
+    /** Blocks start aligned to this in small classes. */
+    private static final int SMALL_ALIGN = 64;
 
     private static final long[] BLOCK_BYTES = new long[COUNT];
     private static final int[] CHUNK_SHIFTS = new int[COUNT];
+    private static final int[] HEADER_BYTES = new int[COUNT];
+    private static final int[] BLOCKS_PER_CHUNK = new int[COUNT];
 
     static {
         for (int c = 0; c < COUNT; c++) {
             BLOCK_BYTES[c] = c < FINE_CLASSES ? (c + 1) * GRANULE : coarseBlockBytes(c);
             CHUNK_SHIFTS[c] = c < SMALL_COUNT ? smallChunkShift(BLOCK_BYTES[c])
                     : pageChunkShift(BLOCK_BYTES[c]);
+            long chunk = 1L << CHUNK_SHIFTS[c];
+            if (c < SMALL_COUNT) {
+                int blocks = (int) ((chunk - LINKS_OFFSET) / (BLOCK_BYTES[c] + Integer.BYTES));
+                while (smallHeader(blocks) + blocks * BLOCK_BYTES[c] > chunk) {
+                    blocks--;
+                }
+                BLOCKS_PER_CHUNK[c] = blocks;
+                HEADER_BYTES[c] = smallHeader(blocks);
+            } else {
+                BLOCKS_PER_CHUNK[c] = (int) ((chunk - PAGE) / BLOCK_BYTES[c]);
+                HEADER_BYTES[c] = PAGE;
+            }
         }
+    }
+
+    private static int smallHeader(int blocks) {
+        int end = LINKS_OFFSET + blocks * Integer.BYTES;
+        return (end + SMALL_ALIGN - 1) & -SMALL_ALIGN;
     }
 
     private SizeClasses() {
@@ -150,24 +177,31 @@ public final class SizeClasses {
         return CHUNK_SHIFTS[sizeClass];
     }
 
-    /** Bytes at the start of a chunk before its first block: the header. */
+    /** Bytes at the start of a chunk before its first block: the header (number and links). */
     public static int headerBytes(int sizeClass) {
-        return sizeClass < SMALL_COUNT ? SMALL_HEADER_BYTES : PAGE;
+        return HEADER_BYTES[sizeClass];
     }
 
-    /** log2 of the unit a block index counts in: 16 bytes in small classes, a page in the rest. */
+    /** log2 of the unit blocks and their offsets are multiples of: 16 bytes, or a page. */
     static int granuleShift(int sizeClass) {
         return sizeClass < SMALL_COUNT ? GRANULE_SHIFT : PAGE_SHIFT;
     }
 
-    /** Whether a freed block of the class gives its pages but the first back to the kernel. */
+    /** Whether a freed block of the class gives its pages back to the kernel. */
     public static boolean returnsPages(int sizeClass) {
         return BLOCK_BYTES[sizeClass] >= RETURN_PAGES_MIN;
     }
 
     /** Blocks in one chunk of a class: what fits after the header. */
     public static int blocksPerChunk(int sizeClass) {
-        long room = (1L << CHUNK_SHIFTS[sizeClass]) - headerBytes(sizeClass);
-        return (int) (room / BLOCK_BYTES[sizeClass]);
+        return BLOCKS_PER_CHUNK[sizeClass];
+    }
+
+    /**
+     * Bits of a block index that number the block within its chunk; the rest number the chunk.
+     */
+    static int blockBits(int sizeClass) {
+        int blocks = BLOCKS_PER_CHUNK[sizeClass];
+        return blocks <= 1 ? 0 : 32 - Integer.numberOfLeadingZeros(blocks - 1);
     }
 }

@@ -23,20 +23,26 @@ import java.lang.foreign.MemorySegment;
  * <ul>
  *   <li>each block's slack: under 16 bytes for values up to 256 bytes; above, under 25% of the
  *       length and 9% on average ({@link SizeClasses});</li>
- *   <li>per chunk, its header (64 bytes, or a page in page classes) and the tail after its last
- *       whole block: 0.01–0.4% for small classes;</li>
+ *   <li>per block, its free-list link (4 bytes, in the chunk's header); per chunk, the tail after
+ *       its last whole block, and in page classes the rest of the header page;</li>
  *   <li>per class in use, the newest chunk's blocks not yet handed out (chunks of 1 to 8 MiB, or
- *       one long value's): address space counted as allocated, but their pages become resident
- *       only as blocks are handed out, 16 at a time;</li>
- *   <li>free blocks. Chunks are never returned before close, so each class keeps as many blocks
- *       as it ever had live at once. Blocks of {@link SizeClasses#RETURN_PAGES_MIN} (32 MiB) or
- *       more return their pages but the first to the kernel when freed by the cache
- *       ({@link #freeGuarded}), so only their address space stays. Below that, when the mix of
- *       value sizes shifts, the blocks of the classes no longer used stay resident until close:
- *       the slabs hold the sum over those classes of each class's peak, not the peak of the sum.
- *       A cache filled with one mix and then with another holds at most the values of both
- *       (twice its capacity in value bytes, plus slack); the adversarial bound, the mix moving
- *       through every class below 32 MiB in turn, is 83 times.</li>
+ *       one long value's): address space, resident only as blocks are handed out;</li>
+ *   <li>free blocks, until a trim ({@link ChunkReserve}): a chunk whose blocks are all free goes
+ *       back to the kernel (its pages; the address stays mapped) and to the cache's reserve of
+ *       empty chunks, from which any class takes before it maps a chunk; and when a class's free
+ *       blocks are more than 1/32 of its chunks, the whole pages inside runs of free blocks go
+ *       back too. A trim runs on an allocating thread once the classes have carved fresh blocks
+ *       worth a sixty-fourth of what they had carved (at least 1 MiB) since the last one, so when
+ *       the mix of value sizes moves, what the classes it left behind hold is found within a
+ *       sixty-fourth of growth; what stays resident is what live values pin (the pages they share
+ *       with free blocks), up to 1/32 of each class's chunks (or 64 KiB) in free blocks, and
+ *       what was freed since the last trim. Blocks of {@link SizeClasses#RETURN_PAGES_MIN}
+ *       (32 MiB) or more return their pages when freed by the cache ({@link #freeGuarded}),
+ *       without a trim. The address space only grows (a chunk is unmapped only at close), but a
+ *       chunk of one size serves every class of that size or smaller: docs/benchmarks.md, "RSS
+ *       under a moving size mix", measures RSS as the sizes sweep the classes (a 16 MiB cache:
+ *       the slabs' resident bytes peaked at 29–32 MiB, where the process grew by 326–350 MiB
+ *       before).</li>
  * </ul>
  *
  * <h2>Close</h2>
@@ -54,6 +60,8 @@ public final class ValueSlabs {
     /** All memory, scoped to the cache's arena. */
     private final MemorySegment scoped;
     private final BlockPool[] pools = new BlockPool[SizeClasses.COUNT];
+    /** The chunks no class holds, and when to trim. */
+    private final ChunkReserve reserve = new ChunkReserve();
 
     /**
      * @param scoped all of memory, scoped to the cache's arena (the cache context's {@code all()}):
@@ -64,8 +72,9 @@ public final class ValueSlabs {
     public ValueSlabs(MemorySegment scoped) {
         this.scoped = scoped;
         for (int c = 0; c < pools.length; c++) {
-            pools[c] = new BlockPool(c);
+            pools[c] = new BlockPool(c, reserve);
         }
+        reserve.attach(pools);
     }
 
     /**
@@ -112,27 +121,59 @@ public final class ValueSlabs {
     }
 
     /**
-     * Bytes of the slabs' chunks (values, free blocks, slack): address space, of which the fresh
-     * blocks' and returned pages are not resident.
+     * Bytes of the slabs' chunks (values, free blocks, slack, and the empty chunks of the
+     * reserve): address space, of which fresh blocks and returned pages are not resident.
      */
     public long chunkBytes() {
-        long bytes = 0;
+        long bytes = reserve.reservedBytes();
         for (BlockPool pool : pools) {
             bytes += pool.chunkBytes();
         }
         return bytes;
     }
 
+    /** Bytes of the empty chunks no class holds: mapped, their pages given back. */
+    public long emptyChunkBytes() {
+        return reserve.reservedBytes();
+    }
+
     /**
-     * Bytes of the chunks that hold no value: free blocks, chunk headers and tails. Walks the
-     * free stacks, so only for tests and reports, when no other thread uses the cache.
+     * Bytes of the chunks that hold no value: free and fresh blocks, headers, tails and the
+     * empty chunks. Walks the free stacks, so only for tests and reports, when no other thread
+     * uses the cache.
      */
     public long idleBytes() {
-        long bytes = 0;
+        long bytes = reserve.reservedBytes();
         for (BlockPool pool : pools) {
             bytes += pool.idleBytes();
         }
         return bytes;
+    }
+
+    /**
+     * Bytes of the chunks that are resident, as the kernel tells ({@code mincore}, a call per
+     * chunk): for tests and reports, when no other thread uses the cache.
+     */
+    public long residentBytes() {
+        long bytes = reserve.residentBytes();
+        for (BlockPool pool : pools) {
+            bytes += pool.residentBytes();
+        }
+        return bytes;
+    }
+
+    /**
+     * Trims every class now, as an allocation does when a trim is due ({@link ChunkReserve});
+     * for tests and stress tests. Safe beside any other call but {@link #freeAll}'s race with
+     * it, which the pools' monitors settle.
+     */
+    public void trim() {
+        reserve.trim();
+    }
+
+    /** Trims run so far, on allocating threads or by {@link #trim}. */
+    long trims() {
+        return reserve.trims();
     }
 
     /** Native bytes a value of {@code length} takes: its block. */
@@ -153,5 +194,6 @@ public final class ValueSlabs {
         for (BlockPool pool : pools) {
             pool.freeAll();
         }
+        reserve.freeAll(); // last: a trim may move a chunk here until its pool is freed
     }
 }

@@ -81,13 +81,20 @@ class SizeClassesTest {
     void chunksAreAlignedPowersOfTwoHoldingEnoughBlocks() {
         for (int c = 0; c < SizeClasses.SMALL_COUNT; c++) {
             long chunk = 1L << SizeClasses.chunkShift(c);
+            long block = SizeClasses.blockBytes(c);
             int blocks = SizeClasses.blocksPerChunk(c);
+            int header = SizeClasses.headerBytes(c);
             assertTrue(chunk >= 1024 * 1024 && chunk <= 4096 * 1024, "chunk " + chunk);
             assertTrue(blocks >= SizeClasses.MIN_BLOCKS_PER_CHUNK - 1, "blocks " + blocks);
-            long tail = chunk - SizeClasses.headerBytes(c) - blocks * SizeClasses.blockBytes(c);
-            assertTrue(tail >= 0 && tail < SizeClasses.blockBytes(c));
-            assertTrue(tail + SizeClasses.headerBytes(c) <= chunk / 256, "waste in class " + c);
-            assertTrue(SizeClasses.chunkShift(c) - SizeClasses.granuleShift(c) < 32);
+            // the header holds the number and a link per block, and blocks start 64-aligned
+            assertTrue(header >= SizeClasses.LINKS_OFFSET + 4L * blocks, "header of " + c);
+            assertTrue(header < SizeClasses.LINKS_OFFSET + 4L * blocks + 64, "header of " + c);
+            assertEquals(0, header % 64);
+            long tail = chunk - header - blocks * block;
+            assertTrue(tail >= 0 && tail < block + 4 + 64, "tail " + tail + " in class " + c);
+            // what is not a block: the links (4 bytes a block), the number's line and the tail
+            assertTrue(tail + header <= 4L * blocks + 64 + block + 64, "waste in class " + c);
+            assertBlocksNumbered(c, blocks);
         }
         for (int c = SizeClasses.SMALL_COUNT; c < SizeClasses.COUNT; c++) {
             long chunk = 1L << SizeClasses.chunkShift(c);
@@ -95,13 +102,20 @@ class SizeClassesTest {
             int blocks = SizeClasses.blocksPerChunk(c);
             assertEquals(SizeClasses.PAGE, SizeClasses.headerBytes(c));
             assertTrue(blocks >= 1 && SizeClasses.PAGE + blocks * block <= chunk, "class " + c);
+            assertTrue(SizeClasses.LINKS_OFFSET + 4L * blocks <= SizeClasses.PAGE, "links " + c);
             // 8 MiB while that holds a block, else the smallest power of two that holds one
             assertTrue(chunk == 8L << 20 || (chunk / 2 < SizeClasses.PAGE + block && blocks == 1),
                     "chunk " + chunk + " for block " + block);
-            // a block index (chunk number | page) has 32 bits, and names 2^32 pages in all
             assertEquals(SizeClasses.PAGE_SHIFT, SizeClasses.granuleShift(c));
-            assertTrue(SizeClasses.chunkShift(c) - SizeClasses.granuleShift(c) < 32);
+            assertBlocksNumbered(c, blocks);
         }
+    }
+
+    /** A block index (chunk number | block number) has room for every block and 2^15 chunks. */
+    private static void assertBlocksNumbered(int c, int blocks) {
+        int bits = SizeClasses.blockBits(c);
+        assertTrue(blocks <= 1L << bits && (bits == 0 || blocks > 1L << (bits - 1)), "class " + c);
+        assertTrue(bits <= 32 - 15, "class " + c + ": " + bits + " block bits");
     }
 
     @Test
@@ -111,7 +125,7 @@ class SizeClassesTest {
             assertEquals(SizeClasses.blockBytes(c) >= 32 << 20, SizeClasses.returnsPages(c));
             returning += SizeClasses.returnsPages(c) ? 1 : 0;
         }
-        // ValueSlabs' bound on stranded memory counts the classes that keep their pages
+        // the classes whose free blocks keep their pages until a trim (ChunkReserve)
         assertEquals(83, SizeClasses.COUNT - returning);
         assertEquals(108, SizeClasses.COUNT);
     }

@@ -4,6 +4,7 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.cli.CacheFactory;
 import dev.clockwork.cli.common.FlagCommand;
 import dev.clockwork.cli.common.RunStop;
+import dev.clockwork.cli.workload.ProcessStats;
 import dev.clockwork.offheap.NativeMemory;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;
@@ -59,6 +60,7 @@ public final class SoakCommand extends FlagCommand {
         long seed = seedOrPid(options.workload.seed);
         long nativeBefore = NativeMemory.outstandingBytes();
         long reservedBefore = NativeMemory.reservedBytes();
+        options.rssBeforeCache = ProcessStats.rssBytes();
         Cache cache;
         try {
             cache = CacheFactory.create(options.cacheSettings(seed));

@@ -78,6 +78,15 @@ public final class SoakOptions {
             description = "Largest value size. Default: 16384.")
     Long valueBytesMax;
 
+    @Option(names = "-value_size_sweep", paramLabel = "<duration>", order = 8,
+            defaultValue = "0", converter = DurationConverter.class,
+            description = "Move the size mix: operations use only the keys whose sizes lie in a"
+                    + " window of 1/" + SoakValues.Sizes.SWEEP_WINDOWS + " of the sizes (by"
+                    + " rank), and the window sweeps from the smallest sizes to the largest and"
+                    + " back once per this duration (the key space grows to fill the cache with"
+                    + " any window's sizes). 0 = the whole mix all the time. Default: 0.")
+    long valueSizeSweepNanos;
+
     @Option(names = "-ref_percent", paramLabel = "<uint32>", order = 18, defaultValue = "5",
             converter = GFlags.UInt32.class,
             description = "%% of hits that also take a second reference (ref), pinned and released"
@@ -154,6 +163,8 @@ public final class SoakOptions {
     /** Resolved by {@link #validate}. */
     long minValueBytes;
     long maxValueBytes;
+    /** Set by the command: the process's RSS before the cache was made, -1 if unknown. */
+    long rssBeforeCache = -1;
 
     /**
      * Checks the flags together and resolves the value size range.
@@ -207,6 +218,9 @@ public final class SoakOptions {
         }
         if (cache.varyCapacityRatio > 0 && varyCapacityIntervalNanos <= 0) {
             return "-vary_capacity_interval must be > 0";
+        }
+        if (valueSizeSweepNanos < 0) {
+            return "-value_size_sweep must be >= 0";
         }
         if (reportIntervalNanos <= 0) {
             return "-report_interval must be > 0";
@@ -284,7 +298,8 @@ public final class SoakOptions {
     /** What population inserts at most: 98% of the starting capacity, or the key space. */
     long populateBytes() {
         double mean = SoakValues.meanSize(minValueBytes, maxValueBytes);
-        return (long) Math.min(SoakRun.POPULATE_FILL * initialCapacity(), maxKey(mean) * mean);
+        return (long) Math.min(SoakRun.POPULATE_FILL * initialCapacity(),
+                maxKey(new SoakValues.Sizes(minValueBytes, maxValueBytes)) * mean);
     }
 
     /** The flags that set the value sizes, for a refusal: -value_bytes, or the min and max. */
@@ -335,6 +350,18 @@ public final class SoakOptions {
     long maxKey(double meanValueBytes) {
         return Math.max(1,
                 (long) ((double) cache.cacheSize / workload.residentRatio / meanValueBytes));
+    }
+
+    /**
+     * The key space for the sizes: {@link #maxKey(double)} of their mean, or with
+     * {@code -value_size_sweep} that many keys per window of the smallest sizes, times the
+     * windows, so that every window has keys enough to fill the cache.
+     */
+    long maxKey(SoakValues.Sizes sizes) {
+        if (valueSizeSweepNanos == 0) {
+            return maxKey(sizes.mean);
+        }
+        return maxKey(sizes.windowMean(0)) * SoakValues.Sizes.SWEEP_WINDOWS;
     }
 
     /** Handles pinned by all threads together: pinned_ratio of the cache in mean-size values. */

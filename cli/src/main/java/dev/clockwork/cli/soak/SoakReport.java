@@ -64,6 +64,11 @@ final class SoakReport {
         cacheSizeLine();
         out.printf(Locale.ROOT, "Value bytes         : %d..%d (%d sizes, log-uniform by key),"
                         + " mean %.1f%n", sizes.min, sizes.max, sizes.sizes.length, sizes.mean);
+        if (o.valueSizeSweepNanos > 0) {
+            out.printf("Size sweep          : a window of %d sizes, smallest to largest and back"
+                    + " every %s%n", sizes.windowWidth(),
+                    SoakOptions.formatDuration(o.valueSizeSweepNanos));
+        }
         out.printf("Max key             : %d (resident ratio %s, skew %d)%n", maxKey,
                 CFormat.g(o.workload.residentRatio), o.workload.skew);
         out.printf("Pinned handles      : %d (pinned ratio %s)%n", o.totalPinCount(),
@@ -181,7 +186,10 @@ final class SoakReport {
         Json.putRounded(j, "warmup_s", m.warmupNanos / 1e9);
         RssCheck rss = r.rss();
         LeakCheck leaks = r.leaks();
-        return j.put("rss_at_warmup_end_bytes", rss.atWarmupEnd())
+        return j.put("rss_max_bytes", Math.max(m.maxRssDuringWarmup, rss.maxAfterWarmup()))
+                .put("rss_before_cache_bytes", o.rssBeforeCache)
+                .put("rss_growth_bound_bytes", rssBound())
+                .put("rss_at_warmup_end_bytes", rss.atWarmupEnd())
                 .put("rss_max_after_warmup_bytes", rss.maxAfterWarmup())
                 .put("rss_allowance_bytes", rss.allowance())
                 .put("rss_flat", rss.known() ? rss.flat() : null)
@@ -232,6 +240,14 @@ final class SoakReport {
                 SoakOptions.formatDuration(m.warmupNanos), m.gcRequests, o.heapGcMib);
     }
 
+    /**
+     * What the RSS should grow by at most over its value before the cache was made: the cache's
+     * largest capacity + 10 % + 64 MiB (tables, slack, the JVM's own growth).
+     */
+    private long rssBound() {
+        return o.initialCapacity() + o.initialCapacity() / 10 + 64 * SoakMemory.MIB;
+    }
+
     private void summaryMemory(SoakOutcome r) {
         SoakMonitor m = r.monitor();
         RssCheck rss = r.rss();
@@ -252,6 +268,15 @@ final class SoakReport {
                     + " did)");
         } else {
             out.println("  RSS flat              : not judged (no VmRSS in /proc/self/status)");
+        }
+        long maxRss = Math.max(m.maxRssDuringWarmup, rss.maxAfterWarmup());
+        if (maxRss >= 0 && o.rssBeforeCache >= 0) {
+            long growth = maxRss - o.rssBeforeCache;
+            out.printf(Locale.ROOT, "  RSS max (whole run)   : %s MiB, %s MiB over the %s MiB"
+                    + " before the cache (%.1fx its largest capacity); bound capacity + 10%% + 64"
+                    + " MiB = %s MiB: %s%n", mib(maxRss), mib(growth), mib(o.rssBeforeCache),
+                    (double) growth / o.initialCapacity(), mib(rssBound()),
+                    growth <= rssBound() ? "within" : "over");
         }
         if (m.atWarmupEnd != null) {
             out.printf("  Native at warm-up end : %s MiB; max after warm-up %s MiB%n",

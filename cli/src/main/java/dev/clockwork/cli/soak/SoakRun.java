@@ -106,7 +106,7 @@ final class SoakRun {
         this.nativeBaseline = nativeBaseline;
         this.reservedBaseline = reservedBaseline;
         this.sizes = new SoakValues.Sizes(options.minValueBytes, options.maxValueBytes);
-        this.maxKey = options.maxKey(sizes.mean);
+        this.maxKey = options.maxKey(sizes);
         this.populated = new CountDownLatch((int) options.workload.threads);
         this.emptyUsagePerSlot = LeakCheck.emptyUsagePerSlot(cache);
     }

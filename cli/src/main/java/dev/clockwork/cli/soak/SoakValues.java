@@ -56,6 +56,8 @@ final class SoakValues implements AutoCloseable {
     static final class Sizes {
         /** Distinct sizes (at most; fewer when the range is narrower). */
         static final int CLASSES = 1024;
+        /** With {@code -value_size_sweep}: the window is this fraction of the sizes. */
+        static final int SWEEP_WINDOWS = 16;
 
         final int[] sizes;
         final int min;
@@ -94,6 +96,30 @@ final class SoakValues implements AutoCloseable {
         /** The value size of a key. */
         int sizeOf(long key0, long key1) {
             return sizes[classOf(key0, key1)];
+        }
+
+        /** Sizes in a sweep's window (at least one). */
+        int windowWidth() {
+            return Math.max(1, sizes.length / SWEEP_WINDOWS);
+        }
+
+        /**
+         * The first size of the sweep's window at {@code elapsed} into the run: a triangle wave
+         * from the smallest sizes to the largest and back once per {@code period}.
+         */
+        int windowStart(long elapsedNanos, long periodNanos) {
+            double phase = (double) (elapsedNanos % periodNanos) / periodNanos;
+            double up = phase < 0.5 ? 2 * phase : 2 - 2 * phase;
+            return (int) Math.round(up * (sizes.length - windowWidth()));
+        }
+
+        /** The mean size of the window starting at size {@code start}. */
+        double windowMean(int start) {
+            double sum = 0;
+            for (int i = start; i < start + windowWidth(); i++) {
+                sum += sizes[i];
+            }
+            return sum / windowWidth();
         }
     }
 

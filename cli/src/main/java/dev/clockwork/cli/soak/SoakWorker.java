@@ -46,6 +46,8 @@ final class SoakWorker {
     }
 
     private static final int PUBLISH_EVERY = 128;
+    /** Keys drawn for one in the sweep's window before the last drawn is taken anyway. */
+    private static final int SWEEP_TRIES = 256;
     private static final Priority[] PRIORITIES =
             {Priority.HIGH, Priority.LOW, Priority.BOTTOM, Priority.LOW};
     private static final String[] PLACES = {"lookup hit", "insertPinned", "before release"};
@@ -70,6 +72,8 @@ final class SoakWorker {
     private final Shared shared;
     private final Cache cache;
     private final KeyGen gen = new KeyGen();
+    /** The first size of the sweep's window, -1 without {@code -value_size_sweep}. */
+    private int windowStart = -1;
 
     SoakWorker(int tid, int pinCount, long seed, Shared shared) {
         this.tid = tid;
@@ -135,7 +139,12 @@ final class SoakWorker {
 
     /** Operates until the run stops, then releases every handle it holds. */
     void operate() {
+        long start = System.nanoTime();
+        long sweep = shared.options().valueSizeSweepNanos;
         while (!shared.stop().get()) {
+            if (sweep > 0) {
+                windowStart = shared.sizes().windowStart(System.nanoTime() - start, sweep);
+            }
             for (int b = 0; b < PUBLISH_EVERY; b++) {
                 operateOnce();
             }
@@ -152,7 +161,7 @@ final class SoakWorker {
      */
     private void operateOnce() {
         SoakOptions o = shared.options();
-        gen.encode(KeyGen.randomKey(rnd, shared.maxKey(), o.workload.skew));
+        nextKey(o);
         long k0 = gen.key0();
         long k1 = gen.key1();
         long op = rnd.next();
@@ -167,6 +176,24 @@ final class SoakWorker {
         int releaseErasePct = (int) o.releaseErasePercent;
         while (pinned.size() > pinCount) {
             releaseOldest(releaseErasePct > 0 && percentile(rnd.next()) < releaseErasePct);
+        }
+    }
+
+    /**
+     * Encodes the next key: a random one, or with {@code -value_size_sweep} the first of up to
+     * {@value #SWEEP_TRIES} random ones whose size is in the window.
+     */
+    private void nextKey(SoakOptions o) {
+        SoakValues.Sizes sizes = shared.sizes();
+        for (int i = 0; ; i++) {
+            gen.encode(KeyGen.randomKey(rnd, shared.maxKey(), o.workload.skew));
+            if (windowStart < 0 || i == SWEEP_TRIES) {
+                return;
+            }
+            int c = sizes.classOf(gen.key0(), gen.key1());
+            if (c >= windowStart && c < windowStart + sizes.windowWidth()) {
+                return;
+            }
         }
     }
 

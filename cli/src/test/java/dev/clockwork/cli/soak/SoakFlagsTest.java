@@ -128,6 +128,31 @@ class SoakFlagsTest {
     }
 
     @Test
+    void theSizeSweepMovesAWindowUpAndBackAndWidensTheKeySpace() {
+        SoakValues.Sizes sizes = new SoakValues.Sizes(32, 1 << 20);
+        int width = sizes.windowWidth();
+        assertEquals(SoakValues.Sizes.CLASSES / SoakValues.Sizes.SWEEP_WINDOWS, width);
+        long period = 30_000_000_000L;
+        int top = sizes.sizes.length - width;
+        assertEquals(0, sizes.windowStart(0, period));
+        assertEquals(top / 2, sizes.windowStart(period / 4, period), 1);
+        assertEquals(top, sizes.windowStart(period / 2, period));
+        assertEquals(top / 2, sizes.windowStart(3 * period / 4, period), 1);
+        assertEquals(0, sizes.windowStart(period, period), "the next sweep starts at the bottom");
+        assertTrue(sizes.windowMean(0) < sizes.windowMean(top));
+        SoakOptions still = parse("-value_bytes_min=32", "-value_bytes_max=1048576",
+                "-cache_size=16777216");
+        SoakOptions moving = parse("-value_bytes_min=32", "-value_bytes_max=1048576",
+                "-cache_size=16777216", "-value_size_sweep=30s");
+        assertEquals(period, moving.valueSizeSweepNanos);
+        assertEquals(0, still.valueSizeSweepNanos);
+        // every window has keys enough to fill the cache with its own sizes
+        long perWindow = moving.maxKey(sizes) / SoakValues.Sizes.SWEEP_WINDOWS;
+        assertTrue(perWindow * sizes.windowMean(0) >= 16777216, "keys per window " + perWindow);
+        assertTrue(moving.maxKey(sizes) > still.maxKey(sizes));
+    }
+
+    @Test
     void badFlagsAreNamed() {
         for (String[] bad : List.of(new String[] {"-duration=abc"}, new String[] {"-duration=-1"},
                 new String[] {"-report_interval=soon"}, new String[] {"-warmup=x"},
