@@ -113,7 +113,8 @@ public final class FixedClockTable extends ClockProtocol {
         // A large table aligned to the huge page it may be backed by (NativeAllocator).
         long alignment = bytes >= NativeAllocator.HUGE_PAGE ? NativeAllocator.HUGE_PAGE
                 : SlotLayout.SLOT_BYTES;
-        long address = NativeAllocator.allocateAligned(bytes, alignment);
+        long address = NativeAllocator.adviseHugePages(
+                NativeAllocator.allocateAligned(bytes, alignment), bytes);
         MemorySegment.ofAddress(address).reinterpret(bytes).fill((byte) 0);
         return address;
     }
