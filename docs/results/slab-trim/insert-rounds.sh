@@ -3,7 +3,7 @@
 # another JMH instance holds /tmp/jmh.lock
 # run where old.jar (benchmarks.jar built at 55e3f2d) and new.jar (this change) are; rounds 3
 # and 4 ran the same with "for round in 3 4" and the final commit's jar
-J=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java
+J=${JAVA_HOME:+$JAVA_HOME/bin/}java  # JDK 22+
 for round in 1 2; do for side in old new; do
   while true; do
     $J -jar $side.jar 'PeerInsertBenchmark.insert_1t' -p cache=clockwork-fixed,clockwork-lru \
