@@ -65,6 +65,12 @@ import org.openjdk.jmh.infra.ThreadParams;
  *       value); {@code floorHeapSlot} stops after the slot; {@code floorHeapChase} chases as
  *       {@code floorFfmChase} does. Run the JVM with {@code -XX:+UseTransparentHugePages} for
  *       the heap on huge pages.</li>
+ *   <li><b>The floors of a hash table</b> ({@link ProtocolFloor}): {@code floorHashed} finds the
+ *       slot as a cache must (the key hashed, its home and the slots after it probed, a table at
+ *       most half full); {@code floorSeqlock} then reads it as a HyperClock read without a
+ *       reference does (stamp and meta word with acquire, address with acquire, length word
+ *       checked, the value through a {@code ValueReader}, fence, length word again);
+ *       {@code floorSeqlockDirect} the same with the value's bytes read directly.</li>
  *   <li><b>Caffeine</b>: a bounded {@code Cache<Long, byte[]>} at capacity ({@code maximumSize =
  *       entries}, maintenance on the calling thread), keys boxed once at setup.
  *       {@code caffeine_read} = {@code getIfPresent} + the first and last byte of the stored
@@ -564,6 +570,24 @@ public class ReadFloorBenchmark {
     @Threads(1)
     public long floorFfmSlot_1t(FfmFloor f, KeyCursor cursor) {
         return floorFfmSlot(f, keys[cursor.next(keyMask)]);
+    }
+
+    @Benchmark
+    @Threads(1)
+    public long floorHashed_1t(ProtocolFloor f, KeyCursor cursor) {
+        return ProtocolFloor.hashed(f, keys[cursor.next(keyMask)]);
+    }
+
+    @Benchmark
+    @Threads(1)
+    public long floorSeqlock_1t(ProtocolFloor f, KeyCursor cursor) {
+        return ProtocolFloor.seqlock(f, keys[cursor.next(keyMask)], ENDS);
+    }
+
+    @Benchmark
+    @Threads(1)
+    public long floorSeqlockDirect_1t(ProtocolFloor f, KeyCursor cursor) {
+        return ProtocolFloor.seqlock(f, keys[cursor.next(keyMask)], null);
     }
 
     @Benchmark
