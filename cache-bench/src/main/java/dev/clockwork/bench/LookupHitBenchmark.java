@@ -1,7 +1,6 @@
 package dev.clockwork.bench;
 
 import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.ValueReader;
 import dev.clockwork.offheap.AdmissionPolicy;
@@ -255,22 +254,13 @@ public class LookupHitBenchmark {
         @Setup(Level.Trial)
         public void fill(LookupHitBenchmark bench) {
             int n = bench.entries;
-            cache = Caffeine.newBuilder()
-                    .maximumSize(n)
-                    .executor(Runnable::run)
-                    .build();
-            boxed = new Long[n];
-            for (int i = 0; i < n; i++) {
-                boxed[i] = (long) i;
+            CaffeineFill fill = new CaffeineFill(n, i -> {
                 byte[] value = new byte[VALUE_BYTES];
                 LONG_LE.set(value, 0, (long) i);
-                cache.put(boxed[i], value);
-            }
-            cache.cleanUp();
-            if (cache.estimatedSize() != n) {
-                throw new IllegalStateException("Caffeine holds " + cache.estimatedSize()
-                        + " entries, expected " + n);
-            }
+                return value;
+            });
+            cache = fill.cache;
+            boxed = fill.boxed;
             for (int i = 0; i < n; i++) {
                 byte[] v = cache.getIfPresent(boxed[i]);
                 if (v == null || (long) LONG_LE.get(v, 0) != i) {

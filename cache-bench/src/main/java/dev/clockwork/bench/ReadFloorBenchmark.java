@@ -3,7 +3,6 @@ package dev.clockwork.bench;
 import static dev.clockwork.bench.BenchPeer.ends;
 
 import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.clockwork.bench.LookupHitBenchmark.ClockworkState;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.ValueReader;
@@ -413,20 +412,14 @@ public class ReadFloorBenchmark {
         @Setup(Level.Trial)
         public void fill(ReadFloorBenchmark bench) {
             int n = bench.entries;
-            cache = Caffeine.newBuilder().maximumSize(n).executor(Runnable::run).build();
-            boxed = new Long[n];
-            for (int i = 0; i < n; i++) {
-                boxed[i] = (long) i;
+            CaffeineFill fill = new CaffeineFill(n, i -> {
                 byte[] value = new byte[bench.valueBytes];
                 value[0] = (byte) i;
                 value[value.length - 1] = (byte) i;
-                cache.put(boxed[i], value);
-            }
-            cache.cleanUp();
-            if (cache.estimatedSize() != n) {
-                throw new IllegalStateException("Caffeine holds " + cache.estimatedSize()
-                        + " entries, expected " + n);
-            }
+                return value;
+            });
+            cache = fill.cache;
+            boxed = fill.boxed;
             for (int i = 0; i < n; i++) {
                 if (caffeineRead(this, i) != expected(i)) {
                     throw new IllegalStateException("Caffeine lost key " + i);
