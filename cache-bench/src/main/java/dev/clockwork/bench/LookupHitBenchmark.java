@@ -3,6 +3,7 @@ package dev.clockwork.bench;
 import com.github.benmanes.caffeine.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.ValueReader;
+import dev.clockwork.cache.hash.KeyHash;
 import dev.clockwork.offheap.AdmissionPolicy;
 import dev.clockwork.offheap.AutoHyperClockCache;
 import dev.clockwork.offheap.FixedHyperClockCache;
@@ -411,6 +412,79 @@ public class LookupHitBenchmark {
     @Threads(2)
     public long floor_acquireCompareRelease_2t(FloorState f, KeyCursor cursor) {
         return floor(f, keys[cursor.next(keyMask)]);
+    }
+
+    /**
+     * {@link FloorState} with the key found as a cache must find it: hashed ({@code KeyHash}, as
+     * the caches hash keys), its home slot from the hash, and the slots after it probed with the
+     * fixed table's double-hashing step until a plain look finds the key, in a table at most half
+     * full. Each slot holds the meta word and the two hashed key words; at the key's slot the hit
+     * is the floor's two atomic adds around the key compare. What a hash table adds to the floor
+     * before any of a cache's own work.
+     */
+    @State(Scope.Benchmark)
+    public static class HashedFloorState {
+        static final long SEED = 0x2545_F491_4F6C_DD1DL;
+        Arena arena;
+        MemorySegment slots;
+        long byteMask;
+
+        @Setup(Level.Trial)
+        public void fill(LookupHitBenchmark bench) {
+            long n = bench.entries;
+            long slotCount = Long.highestOneBit(2 * n - 1) << 1; // at most half full
+            byteMask = slotCount * FloorState.SLOT - 1;
+            arena = Arena.ofShared();
+            slots = arena.allocate(slotCount * FloorState.SLOT, 64);
+            for (long i = 0; i < n; i++) {
+                long h0 = KeyHash.hash0(i, 0L, SEED);
+                long h1 = KeyHash.hash1FromHash0(h0, 0L);
+                long slot = (h1 * FloorState.SLOT) & byteMask;
+                while (slots.get(ValueLayout.JAVA_LONG, slot + 8) != 0
+                        || slots.get(ValueLayout.JAVA_LONG, slot + 16) != 0) {
+                    slot = (slot + (h0 | 1) * FloorState.SLOT) & byteMask;
+                }
+                slots.set(ValueLayout.JAVA_LONG, slot + 8, h0);
+                slots.set(ValueLayout.JAVA_LONG, slot + 16, h1);
+            }
+            for (long i = 0; i < n; i++) {
+                if (hashedFloor(this, i) < 0) {
+                    throw new IllegalStateException("hashed floor lost key " + i);
+                }
+            }
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
+            arena.close();
+        }
+    }
+
+    private static long hashedFloor(HashedFloorState f, long key) {
+        long h0 = KeyHash.hash0(key, 0L, HashedFloorState.SEED);
+        long h1 = KeyHash.hash1FromHash0(h0, 0L);
+        MemorySegment slots = f.slots;
+        for (long slot = (h1 * FloorState.SLOT) & f.byteMask;;
+                slot = (slot + (h0 | 1) * FloorState.SLOT) & f.byteMask) {
+            long k0 = slots.get(ValueLayout.JAVA_LONG, slot + 8);
+            if (k0 == h0 && slots.get(ValueLayout.JAVA_LONG, slot + 16) == h1) {
+                // A plain look found the key, as a clock lookup's does; then the floor's work.
+                long meta = (long) FloorState.META.getAndAdd(slots, slot, 1L);
+                boolean found = slots.get(ValueLayout.JAVA_LONG, slot + 8) == h0
+                        && slots.get(ValueLayout.JAVA_LONG, slot + 16) == h1;
+                FloorState.META.getAndAdd(slots, slot, -1L);
+                return found ? meta : -1;
+            }
+            if (k0 == 0) {
+                return -1;
+            }
+        }
+    }
+
+    @Benchmark
+    @Threads(1)
+    public long floor_hashedAcquireCompareRelease_1t(HashedFloorState f, KeyCursor cursor) {
+        return hashedFloor(f, keys[cursor.next(keyMask)]);
     }
 
     // ------------------------------------------------------------------ two threads
