@@ -54,6 +54,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *       heap. Keys are {@code Long}s boxed once at setup, so lookups allocate no key.
  *       {@code getIfPresent} returns the stored reference (nothing copied, nothing pinned);
  *       {@code getIfPresentRead} also reads the array's first long.</li>
+ *   <li><b>The floor</b> ({@link FloorState}): two atomic adds around a key compare at the slot
+ *       the key indexes; {@code floor_hashedAcquireCompareRelease} finds the slot by hashing and
+ *       probing first ({@link HashedFloorState}).</li>
  * </ul>
  * Both walk the same shared array of pseudo-random indices in {@code [0, entries)}; each thread
  * starts at its own offset. Methods ending {@code _1t} run on one thread, {@code _2t} on two
