@@ -50,10 +50,10 @@ final class ChunkReserve {
     /** A trim is due once the pools carved this share of their carved bytes since the last. */
     static final int TRIM_SHARE = 64;
     static final long TRIM_MIN_BYTES = 1L << 20;
-    /** Stranded bytes up to this many cost no capacity: 2 MiB. */
-    static final long STRANDED_FLOOR = 2L << 20;
+    /** Stranded bytes up to this many cost no capacity: 4 MiB. */
+    static final long STRANDED_FLOOR = 4L << 20;
     /** Stranded bytes beyond the floor up to 1/this of the resident blocks cost none either. */
-    static final int STRANDED_ALLOWANCE = 64;
+    static final int STRANDED_ALLOWANCE = 32;
     /** The capacity cut's unit: 1/2^16 of capacity. */
     static final int CUT_ONE = 1 << 16;
     /** The most of capacity a cut takes: three quarters. */

@@ -44,7 +44,7 @@ import java.lang.foreign.MemorySegment;
  *       the slabs' resident bytes peaked at 29–32 MiB, where the process grew by 326–350 MiB
  *       before).</li>
  *   <li>stranded free blocks: those that share a page with a live block, which no trim can give
- *       back; while they are more than 2 MiB and 1/64 of the resident blocks, the cache holds
+ *       back; while they are more than 4 MiB and 1/32 of the resident blocks, the cache holds
  *       back capacity for them ({@link #capacityCut}).</li>
  * </ul>
  *
@@ -181,7 +181,7 @@ public final class ValueSlabs {
      * cache evicts, not in address order, so their pages stay resident until nearly every block
      * in them is free (at 256 MiB, up to ~120 MiB stranded over the live values). Holding back
      * capacity evicts more, which frees those pages sooner; the cut aims at live values plus
-     * the stranded bytes beyond 2 MiB within 1/64 over capacity, and is 0 while they fit in
+     * stranded bytes within 1/16 over capacity, and is 0 while the stranded bytes are below
      * that. Set by each trim; while it is not 0, a trim is due every 100 ms, so that it falls
      * as the stranded pages empty even when nothing grows. One volatile read while it is 0.
      */

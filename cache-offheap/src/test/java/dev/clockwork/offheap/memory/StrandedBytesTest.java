@@ -76,7 +76,7 @@ class StrandedBytesTest {
     /**
      * Every other block freed: no page of a freed block is free of a live one, so all of it is
      * stranded, and the cut holds back what puts the live blocks plus the stranded ones beyond
-     * the floor within 1/64 over capacity. Once the live ones go too, the chunks empty and the
+     * the floor within 1/32 over capacity. Once the live ones go too, the chunks empty and the
      * cut is 0.
      */
     @Test
