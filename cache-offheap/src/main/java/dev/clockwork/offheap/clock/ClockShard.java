@@ -317,6 +317,7 @@ public final class ClockShard implements Shard {
         if (charge > cap) {
             return false;
         }
+        cap = Math.max(charge, cap - context.values.capacityCut(cap));
         long oldUsage;
         long newUsage;
         do {
@@ -369,6 +370,7 @@ public final class ClockShard implements Shard {
                                       EvictionData data) {
         long oldUsage = usage();
         long cap = capacity;
+        cap -= context.values.capacityCut(cap); // held back while freed pages are stranded
         long needEvict;
         if (oldUsage + charge <= cap || charge > oldUsage) {
             // Fits, or there is not yet that much to evict (likely all pinned): go over.

@@ -64,6 +64,10 @@ import java.util.BitSet;
  * goes to the reserve, its number to the spare numbers. If the free blocks left are more than
  * 1/{@value #DEEP_SHARE} of the pool's chunks (and at least {@value #DEEP_MIN_BYTES} bytes), the
  * whole pages inside each run of adjacent free blocks go back too. The rest are pushed back.
+ * The trim adds to its tally the bytes carved in the chunks kept, the free blocks' bytes and,
+ * of those, the stranded ones: free bytes whose pages stayed resident, because a live block
+ * shares them or the runs were not returned ({@link ChunkReserve} turns them into a capacity
+ * cut).
  *
  * <h2>Invariants</h2>
  * <ul>
@@ -349,7 +353,7 @@ final class BlockPool {
      * monitor: carving waits meanwhile, pops find the stacks empty, frees push as ever (such a
      * block's chunk is then not emptied, as it was not counted).
      */
-    synchronized void trim() {
+    synchronized void trim(ChunkReserve.TrimTally tally) {
         if (closed) {
             return;
         }
@@ -381,11 +385,16 @@ final class BlockPool {
             }
         }
         boolean deep = left >= DEEP_MIN_BYTES && left > heldBytes / DEEP_SHARE;
+        long returned = 0;
         for (int n = 1; n <= chunks; n++) {
             if (free[n] != null) {
-                pushBack(n, free[n], deep);
+                returned += pushBack(n, free[n], deep);
             }
         }
+        long fresh = freshChunk == 0 ? 0 : blocksPerChunk - freshBlock;
+        tally.carvedBytes += ((long) (chunks - spareCount) * blocksPerChunk - fresh) * blockBytes;
+        tally.freeBytes += left;
+        tally.strandedBytes += left - returned;
     }
 
     /** Takes a whole stack off its head; returns its top index (0 if it was empty). */
@@ -421,16 +430,20 @@ final class BlockPool {
         reserve.put(chunk, shift, carved);
     }
 
-    /** Pushes a chunk's detached free blocks back as one list, their runs' pages given back. */
-    private void pushBack(int n, BitSet free, boolean returnRuns) {
+    /**
+     * Pushes a chunk's detached free blocks back as one list, their runs' pages given back;
+     * returns the bytes given back.
+     */
+    private long pushBack(int n, BitSet free, boolean returnRuns) {
         long chunk = chunkTable[n];
         int base = n << blockBits;
         int first = free.nextSetBit(0);
         int b = first;
+        long returned = 0;
         while (true) {
             int end = free.nextClearBit(b);
             if (returnRuns) {
-                NativeAllocator.returnPages(blockAt(chunk, b), (end - b) * blockBytes);
+                returned += NativeAllocator.returnPages(blockAt(chunk, b), (end - b) * blockBytes);
             }
             for (int i = b; i < end - 1; i++) {
                 RAW.set(INT, linkAt(chunk, i), base | (i + 1));
@@ -438,7 +451,7 @@ final class BlockPool {
             int next = free.nextSetBit(end);
             if (next < 0) {
                 push(RAW, headSlot(n & (STRIPES - 1)), base | first, linkAt(chunk, end - 1));
-                return;
+                return returned;
             }
             RAW.set(INT, linkAt(chunk, end - 1), base | next);
             b = next;

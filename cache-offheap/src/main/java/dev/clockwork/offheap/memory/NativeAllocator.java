@@ -180,13 +180,14 @@ public final class NativeAllocator {
      * mapped, read as zeros on Linux (or as their old bytes on macOS) and become resident again
      * when touched. For free value blocks of page classes ({@link SizeClasses#returnsPages}).
      *
+     * @return the bytes of the whole pages given back (0 if the range holds none)
      * @throws IllegalStateException if the kernel refuses: the range is not mapped (a bug here)
      */
-    public static void returnPages(long address, long length) {
+    public static long returnPages(long address, long length) {
         long start = (address + OS_PAGE - 1) & -OS_PAGE;
         long end = (address + length) & -OS_PAGE;
         if (end <= start) {
-            return;
+            return 0;
         }
         int result;
         try {
@@ -198,6 +199,7 @@ public final class NativeAllocator {
             throw new IllegalStateException("madvise of " + (end - start) + " bytes at 0x"
                     + Long.toHexString(start) + " failed");
         }
+        return end - start;
     }
 
     /**

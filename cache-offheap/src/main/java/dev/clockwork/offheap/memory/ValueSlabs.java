@@ -43,6 +43,9 @@ import java.lang.foreign.MemorySegment;
  *       under a moving size mix", measures RSS as the sizes sweep the classes (a 16 MiB cache:
  *       the slabs' resident bytes peaked at 29–32 MiB, where the process grew by 326–350 MiB
  *       before).</li>
+ *   <li>stranded free blocks: those that share a page with a live block, which no trim can give
+ *       back; while they are more than 4 MiB and 1/32 of the resident blocks, the cache holds
+ *       back capacity for them ({@link #capacityCut}).</li>
  * </ul>
  *
  * <h2>Close</h2>
@@ -169,6 +172,27 @@ public final class ValueSlabs {
      */
     public void trim() {
         reserve.trim();
+    }
+
+    /**
+     * How much of {@code capacity} the cache should hold back while freed blocks are stranded:
+     * free blocks whose pages a live block in the same page keeps resident, which a trim cannot
+     * give back. When the mix of value sizes moves, the classes it leaves empty in the order the
+     * cache evicts, not in address order, so their pages stay resident until nearly every block
+     * in them is free (at 256 MiB, up to ~120 MiB stranded over the live values). Holding back
+     * capacity evicts more, which frees those pages sooner; the cut aims at live values plus
+     * stranded bytes within 1/16 over capacity, and is 0 while the stranded bytes are below
+     * that. Set by each trim; while it is not 0, a trim is due every 100 ms, so that it falls
+     * as the stranded pages empty even when nothing grows. One volatile read while it is 0.
+     */
+    public long capacityCut(long capacity) {
+        int cut = reserve.capacityCut();
+        return cut == 0 ? 0 : (capacity >>> 16) * cut;
+    }
+
+    /** Free bytes the last trim left resident (pages shared with live blocks). */
+    public long strandedBytes() {
+        return reserve.strandedBytes();
     }
 
     /** Trims run so far, on allocating threads or by {@link #trim}. */
