@@ -180,10 +180,10 @@ public final class ValueSlabs {
      * give back. When the mix of value sizes moves, the classes it leaves empty in the order the
      * cache evicts, not in address order, so their pages stay resident until nearly every block
      * in them is free (at 256 MiB, up to ~120 MiB stranded over the live values). Holding back
-     * capacity evicts more, which frees those pages sooner; the cut aims at live values plus
-     * stranded bytes within 1/16 over capacity, and is 0 while the stranded bytes are below
-     * that. Set by each trim; while it is not 0, a trim is due every 100 ms, so that it falls
-     * as the stranded pages empty even when nothing grows. One volatile read while it is 0.
+     * capacity evicts more, which frees those pages sooner; the cut aims at live values plus the
+     * stranded bytes beyond 4 MiB within 1/32 over capacity, and is 0 while they are within it.
+     * Set by each trim; while it is not 0, a trim is due every 100 ms, so that it falls as the
+     * stranded pages empty even when nothing grows. One volatile read while it is 0.
      */
     public long capacityCut(long capacity) {
         int cut = reserve.capacityCut();
