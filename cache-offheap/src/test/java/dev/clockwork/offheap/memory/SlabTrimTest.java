@@ -3,8 +3,6 @@ package dev.clockwork.offheap.memory;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.clockwork.offheap.context.CacheContext;
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -16,35 +14,13 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * Trimming of the value slabs: chunks emptied by one size class serve another, free pages go back
  * to the kernel, and the resident memory of a moving size mix stays near what is live.
  */
-class SlabTrimTest {
-    private static final MemorySegment RAW = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
-    private static final long MIB = 1 << 20;
-
-    private CacheContext context;
-    private ValueSlabs slabs;
-    private long baseline;
-
-    @BeforeEach
-    void open() {
-        baseline = NativeAllocator.outstandingBytes();
-        context = new CacheContext(false, "test");
-        slabs = new ValueSlabs(context.all());
-    }
-
-    @AfterEach
-    void close() {
-        context.closeArena();
-        slabs.freeAll();
-        assertEquals(baseline, NativeAllocator.outstandingBytes(), "native bytes leaked");
-    }
+class SlabTrimTest extends SlabsFixture {
 
     /** A FIFO of values holding at most {@code capacity} bytes of lengths, like a full cache. */
     private final class Fifo {

@@ -3,42 +3,18 @@ package dev.clockwork.offheap.memory;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.clockwork.offheap.context.CacheContext;
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * Stranded bytes (free blocks whose pages a live neighbour keeps resident) as a trim counts them,
  * and the capacity cut they set ({@link ValueSlabs#capacityCut}).
  */
-class StrandedBytesTest {
-    private static final MemorySegment RAW = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
-    private static final long MIB = 1 << 20;
+class StrandedBytesTest extends SlabsFixture {
     /** Under a page: every page a block covers holds a part of a neighbour too. */
     private static final int LENGTH = 2560;
-
-    private CacheContext context;
-    private ValueSlabs slabs;
-    private long baseline;
-
-    @BeforeEach
-    void open() {
-        baseline = NativeAllocator.outstandingBytes();
-        context = new CacheContext(false, "test");
-        slabs = new ValueSlabs(context.all());
-    }
-
-    @AfterEach
-    void close() {
-        context.closeArena();
-        slabs.freeAll();
-        assertEquals(baseline, NativeAllocator.outstandingBytes(), "native bytes leaked");
-    }
 
     private List<Long> fillChunks(int chunks) {
         int c = SizeClasses.classOf(LENGTH);

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.clockwork.offheap.context.CacheContext;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -15,31 +14,10 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Allocation, reuse, concurrent use and close of one cache's value slabs. */
-class ValueSlabsTest {
-    private static final MemorySegment RAW = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
-
-    private CacheContext context;
-    private ValueSlabs slabs;
-    private long baseline;
-
-    @BeforeEach
-    void open() {
-        baseline = NativeAllocator.outstandingBytes();
-        context = new CacheContext(false, "test");
-        slabs = new ValueSlabs(context.all());
-    }
-
-    @AfterEach
-    void close() {
-        context.closeArena();
-        slabs.freeAll();
-        assertEquals(baseline, NativeAllocator.outstandingBytes(), "native bytes leaked");
-    }
+class ValueSlabsTest extends SlabsFixture {
 
     @Test
     void blocksAreDistinctAlignedAndReusedAfterFree() {
