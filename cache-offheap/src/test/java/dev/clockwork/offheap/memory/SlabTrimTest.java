@@ -11,9 +11,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -231,31 +228,10 @@ class SlabTrimTest extends SlabsFixture {
         int threads = 3;
         int rounds = 150_000;
         int[] lengths = {16, 48, 64, 100, 300, 1000, 4000, 8192, 16_384, 40_000, 200_000};
-        CountDownLatch start = new CountDownLatch(1);
-        AtomicBoolean done = new AtomicBoolean();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        List<Thread> workers = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            long tag = (long) (t + 1) << 48;
-            workers.add(new Thread(() -> churn(tag, rounds, lengths, start, failure)));
-        }
-        Thread trimmer = new Thread(() -> {
-            while (!done.get()) {
-                slabs.trim();
-                Thread.onSpinWait();
-            }
-        });
-        workers.forEach(Thread::start);
-        trimmer.start();
-        start.countDown();
-        for (Thread w : workers) {
-            w.join();
-        }
-        done.set(true);
-        trimmer.join();
-        if (failure.get() != null) {
-            throw new AssertionError(failure.get());
-        }
+        // the sizes move: a window of three classes sliding with the rounds
+        churnTagged(threads, rounds, 256, (i, random) -> lengths[Math.min(lengths.length - 1,
+                (int) ((long) i * lengths.length / rounds) + random.nextInt(3))], false,
+                slabs::trim);
         assertTrue(slabs.trims() > 10, "trims ran: " + slabs.trims());
         assertEquals(slabs.chunkBytes(), slabs.idleBytes(), "blocks still out after every free");
         assertEquals(baseline + slabs.chunkBytes(), NativeAllocator.outstandingBytes());
@@ -270,45 +246,5 @@ class SlabTrimTest extends SlabsFixture {
         }
         slabs.trim(); // nothing is free: nothing moves
         assertEquals(baseline + slabs.chunkBytes(), NativeAllocator.outstandingBytes());
-    }
-
-    private void churn(long tag, int rounds, int[] lengths, CountDownLatch start,
-                       AtomicReference<Throwable> failure) {
-        SplittableRandom random = new SplittableRandom(tag);
-        long[] held = new long[256];
-        int[] heldLength = new int[held.length];
-        long[] heldTag = new long[held.length];
-        try {
-            start.await();
-            for (int i = 0; i < rounds && failure.get() == null; i++) {
-                int k = random.nextInt(held.length);
-                if (held[k] != 0) {
-                    long found = RAW.get(ValueLayout.JAVA_LONG, held[k] + 8);
-                    if (found != heldTag[k]) {
-                        throw new AssertionError("block " + held[k] + " tagged "
-                                + Long.toHexString(found) + ", expected "
-                                + Long.toHexString(heldTag[k]));
-                    }
-                    slabs.freeGuarded(held[k], heldLength[k]);
-                    held[k] = 0;
-                } else {
-                    // the sizes move: a window of three classes sliding with the rounds
-                    int phase = (int) ((long) i * lengths.length / rounds);
-                    int length = lengths[Math.min(lengths.length - 1, phase + random.nextInt(3))];
-                    long block = slabs.allocate(length);
-                    heldTag[k] = tag | i;
-                    RAW.set(ValueLayout.JAVA_LONG, block + 8, heldTag[k]);
-                    held[k] = block;
-                    heldLength[k] = length;
-                }
-            }
-            for (int k = 0; k < held.length; k++) {
-                if (held[k] != 0) {
-                    slabs.free(held[k], heldLength[k]);
-                }
-            }
-        } catch (Throwable e) {
-            failure.compareAndSet(null, e);
-        }
     }
 }

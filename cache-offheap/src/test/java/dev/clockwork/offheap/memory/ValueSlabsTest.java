@@ -11,9 +11,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.SplittableRandom;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** Allocation, reuse, concurrent use and close of one cache's value slabs. */
@@ -139,60 +136,8 @@ class ValueSlabsTest extends SlabsFixture {
         int threads = 4;
         int rounds = 200_000;
         int[] lengths = {24, 64, 64, 300, 8192, 40_000, 200_000};
-        CountDownLatch start = new CountDownLatch(1);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        List<Thread> workers = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            long tag = (long) (t + 1) << 48;
-            workers.add(new Thread(() -> {
-                SplittableRandom random = new SplittableRandom(tag);
-                long[] held = new long[64];
-                int[] heldLength = new int[held.length];
-                long[] heldTag = new long[held.length];
-                try {
-                    start.await();
-                    for (int i = 0; i < rounds && failure.get() == null; i++) {
-                        int k = random.nextInt(held.length);
-                        if (held[k] != 0) {
-                            long found = RAW.get(ValueLayout.JAVA_LONG, held[k] + 8);
-                            if (found != heldTag[k]) {
-                                throw new AssertionError("block " + held[k] + " tagged "
-                                        + Long.toHexString(found) + ", expected "
-                                        + Long.toHexString(heldTag[k]));
-                            }
-                            if ((i & 1) == 0) {
-                                slabs.free(held[k], heldLength[k]);
-                            } else {
-                                slabs.freeGuarded(held[k], heldLength[k]);
-                            }
-                            held[k] = 0;
-                        } else {
-                            int length = lengths[random.nextInt(lengths.length)];
-                            long block = slabs.allocate(length);
-                            heldTag[k] = tag | i;
-                            RAW.set(ValueLayout.JAVA_LONG, block + 8, heldTag[k]);
-                            held[k] = block;
-                            heldLength[k] = length;
-                        }
-                    }
-                    for (int k = 0; k < held.length; k++) {
-                        if (held[k] != 0) {
-                            slabs.free(held[k], heldLength[k]);
-                        }
-                    }
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                }
-            }));
-        }
-        workers.forEach(Thread::start);
-        start.countDown();
-        for (Thread w : workers) {
-            w.join();
-        }
-        if (failure.get() != null) {
-            throw new AssertionError(failure.get());
-        }
+        churnTagged(threads, rounds, 64, (i, random) -> lengths[random.nextInt(lengths.length)],
+                true, null);
         // Every block handed out is back, once: the chunks hold no live block, and draining the
         // stacks yields each block once.
         assertEquals(slabs.chunkBytes(), slabs.idleBytes(), "blocks still out after every free");
