@@ -1,6 +1,7 @@
 package dev.clockwork.offheap.memory;
 
 import java.lang.foreign.MemorySegment;
+import java.util.function.ToLongFunction;
 
 /**
  * Native memory for one cache's values: every value is a block of a per-class slab
@@ -128,11 +129,7 @@ public final class ValueSlabs {
      * reserve): address space, of which fresh blocks and returned pages are not resident.
      */
     public long chunkBytes() {
-        long bytes = reserve.reservedBytes();
-        for (BlockPool pool : pools) {
-            bytes += pool.chunkBytes();
-        }
-        return bytes;
+        return reserve.reservedBytes() + sumOverPools(BlockPool::chunkBytes);
     }
 
     /** Bytes of the empty chunks no class holds: mapped, their pages given back. */
@@ -146,11 +143,7 @@ public final class ValueSlabs {
      * uses the cache.
      */
     public long idleBytes() {
-        long bytes = reserve.reservedBytes();
-        for (BlockPool pool : pools) {
-            bytes += pool.idleBytes();
-        }
-        return bytes;
+        return reserve.reservedBytes() + sumOverPools(BlockPool::idleBytes);
     }
 
     /**
@@ -158,11 +151,16 @@ public final class ValueSlabs {
      * chunk): for tests and reports, when no other thread uses the cache.
      */
     public long residentBytes() {
-        long bytes = reserve.residentBytes();
+        return reserve.residentBytes() + sumOverPools(BlockPool::residentBytes);
+    }
+
+    /** A figure summed over the classes' pools: for the reports above, not for hot paths. */
+    private long sumOverPools(ToLongFunction<BlockPool> figure) {
+        long sum = 0;
         for (BlockPool pool : pools) {
-            bytes += pool.residentBytes();
+            sum += figure.applyAsLong(pool);
         }
-        return bytes;
+        return sum;
     }
 
     /**
