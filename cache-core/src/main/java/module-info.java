@@ -8,4 +8,6 @@ module dev.clockwork.cache {
     exports dev.clockwork.cache.admission;
     exports dev.clockwork.cache.hash;
     exports dev.clockwork.cache.key;
+    // Argument checks shared with the caches; not API.
+    exports dev.clockwork.cache.internal to dev.clockwork.offheap;
 }

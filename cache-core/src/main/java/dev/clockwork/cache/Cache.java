@@ -1,5 +1,6 @@
 package dev.clockwork.cache;
 
+import dev.clockwork.cache.internal.Args;
 import java.lang.foreign.MemorySegment;
 
 /**

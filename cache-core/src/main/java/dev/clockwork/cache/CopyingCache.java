@@ -1,6 +1,7 @@
 package dev.clockwork.cache;
 
 import dev.clockwork.cache.hash.Murmur3;
+import dev.clockwork.cache.internal.Args;
 import java.lang.foreign.MemorySegment;
 
 /**

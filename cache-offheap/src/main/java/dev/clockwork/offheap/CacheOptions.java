@@ -1,7 +1,7 @@
 package dev.clockwork.offheap;
 
-import dev.clockwork.cache.Args;
 import dev.clockwork.cache.admission.Admission;
+import dev.clockwork.cache.internal.Args;
 import dev.clockwork.offheap.context.CacheContext;
 import dev.clockwork.offheap.entry.EntryStamp;
 import dev.clockwork.offheap.shard.Shard;

@@ -1,11 +1,11 @@
 package dev.clockwork.offheap;
 
-import dev.clockwork.cache.Args;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.hash.KeyHash;
+import dev.clockwork.cache.internal.Args;
 import dev.clockwork.offheap.clock.ClockHandle;
 import dev.clockwork.offheap.clock.ClockProtocol;
 import dev.clockwork.offheap.clock.ClockShard;
@@ -47,7 +47,7 @@ import dev.clockwork.offheap.shard.ShardSizing;
  * standalone entry. See
  * {@link ShardedCache#close()} for the contract.
  */
-public abstract class HyperClockCache extends ShardedCache {
+public abstract class HyperClockCache extends EngineCache {
     /** The shards: inserts and accounting. */
     final ClockShard[] shards;
     /** Each shard's table, by shard: lookups, releases and erases go to it directly. */

@@ -1,7 +1,7 @@
 package dev.clockwork.offheap;
 
-import dev.clockwork.cache.Args;
 import dev.clockwork.cache.admission.Admission;
+import dev.clockwork.cache.internal.Args;
 import dev.clockwork.offheap.clock.ClockShard;
 import dev.clockwork.offheap.clock.ClockShardContext;
 import dev.clockwork.offheap.context.CacheContext;

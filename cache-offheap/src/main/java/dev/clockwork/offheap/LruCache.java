@@ -1,9 +1,9 @@
 package dev.clockwork.offheap;
 
-import dev.clockwork.cache.Args;
 import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.admission.Admission;
+import dev.clockwork.cache.internal.Args;
 import dev.clockwork.offheap.context.CacheContext;
 import dev.clockwork.offheap.entry.EntryStamp;
 import dev.clockwork.offheap.entry.RecordSlab;
@@ -42,7 +42,7 @@ import dev.clockwork.offheap.shard.ShardSizing;
  * use checks them, so a made-up, foreign or stale handle gets an exception, never another
  * entry's bytes (but with the probabilities {@link EntryStamp} gives).
  */
-public final class LruCache extends ShardedCache {
+public final class LruCache extends EngineCache {
     /** RocksDB's default minimum shard size for LRUCache when choosing shard bits. */
     static final long MIN_SHARD_BYTES = 512L << 10;
 

@@ -1,8 +1,8 @@
 package dev.clockwork.offheap;
 
-import dev.clockwork.cache.Args;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.ValueReader;
+import dev.clockwork.cache.internal.Args;
 import dev.clockwork.offheap.context.CallbackGuard;
 import dev.clockwork.offheap.entry.ValueHeader;
 import java.lang.foreign.MemorySegment;

@@ -1,6 +1,5 @@
 package dev.clockwork.offheap;
 
-import dev.clockwork.cache.Args;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.CacheStats;
 import dev.clockwork.cache.EntryVisitor;
@@ -8,6 +7,7 @@ import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.ValueReader;
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.hash.KeyHash;
+import dev.clockwork.cache.internal.Args;
 import dev.clockwork.offheap.admission.TinyLfu;
 import dev.clockwork.offheap.context.CacheContext;
 import dev.clockwork.offheap.context.CallbackGuard;

@@ -1,6 +1,6 @@
 package dev.clockwork.offheap;
 
-import dev.clockwork.cache.Args;
+import dev.clockwork.cache.internal.Args;
 import dev.clockwork.offheap.context.CacheContext;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

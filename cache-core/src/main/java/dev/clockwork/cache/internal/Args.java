@@ -1,4 +1,4 @@
-package dev.clockwork.cache;
+package dev.clockwork.cache.internal;
 
 /** Argument checks whose messages name the argument, shared by every builder and cache. */
 public final class Args {

@@ -1,0 +1,21 @@
+package dev.clockwork.offheap;
+
+import dev.clockwork.cache.admission.Admission;
+import dev.clockwork.offheap.context.CacheContext;
+import dev.clockwork.offheap.shard.Shard;
+
+/**
+ * What a storage engine asks of its block cache beyond the index's lookup, insert and erase,
+ * built on them for every cache type alike: each operation is a class of its own, and this
+ * layer only holds it and hands calls to it.
+ *
+ * <p>Between {@link ShardedCache} (the index, its handles and close) and the cache types, so
+ * that the operations see the index's package-private hooks and every type gets them the same.
+ */
+public abstract class EngineCache extends ShardedCache {
+
+    EngineCache(CacheContext context, Shard[] shards, long capacity, long hashSeed,
+                Admission admission) {
+        super(context, shards, capacity, hashSeed, admission);
+    }
+}
