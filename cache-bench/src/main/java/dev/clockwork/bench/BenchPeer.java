@@ -105,10 +105,10 @@ abstract class BenchPeer implements AutoCloseable {
         AdmissionPolicy admission = name.startsWith("clockwork-") && name.endsWith(NO_ADMISSION)
                 ? AdmissionPolicy.NONE : AdmissionPolicy.TINY_LFU;
         return switch (name.replace(NO_ADMISSION, "")) {
-            case "clockwork-fixed" -> new Clockwork(HyperClockCache.newBuilder()
+            case "clockwork-fixed" -> new Clockwork(HyperClockCache.builder()
                     .capacity(capacity).estimatedEntryCharge(valueBytes).admission(admission)
                     .build());
-            case "clockwork-auto" -> new Clockwork(HyperClockCache.newBuilder()
+            case "clockwork-auto" -> new Clockwork(HyperClockCache.builder()
                     .capacity(capacity).minAvgEntryCharge(valueBytes).admission(admission)
                     .build());
             case "clockwork-lru" -> new Clockwork(LruCache.builder().capacity(capacity)

@@ -220,13 +220,15 @@ public class CacheBenchMixBenchmark {
         @Setup(Level.Trial)
         public void fill(CacheBenchMixBenchmark bench) {
             cache = switch (table) {
-                case "fixed", "auto" -> HyperClockCache.newBuilder()
-                        .capacity(bench.capacity)
-                        .estimatedEntryCharge(table.equals("auto") ? 0 : bench.estimatedEntryCharge)
-                        .numShardBits(-1)
-                        .evictionEffortCap(bench.effortCap)
-                        .admission(LookupHitBenchmark.admissionPolicy(bench.admission))
-                        .build();
+                case "fixed", "auto" -> {
+                    HyperClockCache.Builder b = HyperClockCache.builder()
+                            .capacity(bench.capacity)
+                            .numShardBits(-1)
+                            .evictionEffortCap(bench.effortCap)
+                            .admission(LookupHitBenchmark.admissionPolicy(bench.admission));
+                    yield table.equals("auto") ? b.build()
+                            : b.estimatedEntryCharge(bench.estimatedEntryCharge).build();
+                }
                 case "lru" -> LruCache.builder()
                         .capacity(bench.capacity)
                         .numShardBits(-1)

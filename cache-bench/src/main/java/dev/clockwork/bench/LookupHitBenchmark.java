@@ -180,7 +180,7 @@ public class LookupHitBenchmark {
             long spare = (long) n + n / 10;
             long capacity = spare * valueBytes;
             for (;;) {
-                FixedHyperClockCache c = FixedHyperClockCache.builder()
+                FixedHyperClockCache c = HyperClockCache.builder()
                         .capacity(capacity)
                         .estimatedEntryCharge(valueBytes)
                         .numShardBits(-1)
@@ -235,7 +235,7 @@ public class LookupHitBenchmark {
         static AutoHyperClockCache buildAuto(int n, int valueBytes, boolean recordStats,
                                              AdmissionPolicy admission) {
             long perEntry = valueBytes + 2 * 64; // value + its slot, at the 0.6 load limit
-            return AutoHyperClockCache.builder()
+            return HyperClockCache.builder()
                     .capacity(Math.max(1L << 20, (long) n * perEntry * 5 / 4))
                     .minAvgEntryCharge(valueBytes)
                     .numShardBits(-1)

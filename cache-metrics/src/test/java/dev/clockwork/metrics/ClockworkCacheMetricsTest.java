@@ -160,10 +160,10 @@ class ClockworkCacheMetricsTest {
     void everyMeterOfTheHyperClockCaches() {
         // One shard, metadata not charged: 16 slots in the fixed table (10,000 / 700 rounded up
         // to a power of two), which takes at most 13 entries.
-        try (FixedHyperClockCache fixed = FixedHyperClockCache.builder()
+        try (FixedHyperClockCache fixed = HyperClockCache.builder()
                 .admission(AdmissionPolicy.NONE).capacity(CAPACITY)
                 .estimatedEntryCharge(CHARGE).numShardBits(0).chargeMetadata(false).build();
-             AutoHyperClockCache auto = AutoHyperClockCache.builder()
+             AutoHyperClockCache auto = HyperClockCache.builder()
                      .admission(AdmissionPolicy.NONE).capacity(CAPACITY)
                      .numShardBits(0).chargeMetadata(false).build()) {
             for (HyperClockCache cache : List.of(fixed, auto)) {
@@ -206,15 +206,15 @@ class ClockworkCacheMetricsTest {
                 return false;
             }
         };
-        try (Cache strict = FixedHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+        try (Cache strict = HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                 .capacity(CAPACITY)
                 .estimatedEntryCharge(CHARGE).numShardBits(0).chargeMetadata(false)
                 .strictCapacityLimit(true).build();
-             Cache admitting = FixedHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+             Cache admitting = HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                      .capacity(CAPACITY)
                      .estimatedEntryCharge(CHARGE).numShardBits(0).chargeMetadata(false)
                      .admission(keepEveryVictim).build();
-             Cache capped = FixedHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+             Cache capped = HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                      .capacity(CAPACITY)
                      .estimatedEntryCharge(CHARGE).numShardBits(0).chargeMetadata(false)
                      .evictionEffortCap(1).build()) {
@@ -274,7 +274,7 @@ class ClockworkCacheMetricsTest {
     }
 
     private WeakReference<Cache> bindAndForget() {
-        Cache cache = AutoHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+        Cache cache = HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                 .capacity(CAPACITY).numShardBits(0).build();
         ClockworkCacheMetrics.monitor(registry, cache, "forgotten");
         cache.close();

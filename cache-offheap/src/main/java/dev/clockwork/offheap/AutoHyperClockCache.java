@@ -1,7 +1,6 @@
 package dev.clockwork.offheap;
 
 import dev.clockwork.cache.admission.Admission;
-import dev.clockwork.cache.internal.Args;
 import dev.clockwork.offheap.clock.AutoClockTable;
 import dev.clockwork.offheap.clock.ClockProtocol;
 import dev.clockwork.offheap.clock.ClockShard;
@@ -17,7 +16,7 @@ import dev.clockwork.offheap.context.CloseGate;
  * while lookups and inserts go on.
  *
  * <pre>{@code
- * try (var cache = AutoHyperClockCache.builder()
+ * try (AutoHyperClockCache cache = HyperClockCache.builder()
  *         .capacity(1L << 30)
  *         .build()) {
  *     ...
@@ -29,15 +28,6 @@ public final class AutoHyperClockCache extends HyperClockCache {
     private AutoHyperClockCache(CacheContext context, CloseGate gate, ClockShard[] shards,
                                 long capacity, long hashSeed, Admission admission) {
         super(context, gate, shards, capacity, hashSeed, admission);
-    }
-
-    /**
-     * A builder with every option at its default; only the capacity must be set.
-     *
-     * @return a new builder
-     */
-    public static Builder builder() {
-        return new Builder(new BuilderSettings());
     }
 
     /**
@@ -81,56 +71,22 @@ public final class AutoHyperClockCache extends HyperClockCache {
                 context.stats.yields.sum(), context.stats.lookupRestarts.sum(), reservedBytes());
     }
 
-    /** Options of an {@link AutoHyperClockCache}; {@link #build()} validates them all. */
-    public static final class Builder extends HyperClockOptions<Builder> {
-
-        /** A builder over {@code settings}, shared with the builder that made this one. */
-        Builder(BuilderSettings settings) {
-            super(settings);
-        }
-
-        /**
-         * The smallest average entry charge the reservation must allow for (default 450, as in
-         * RocksDB), at least 1: the tables reserve room for capacity / this many entries. Smaller
-         * values cost only address space; if entries are smaller on average, the table stops
-         * growing and inserts evict to free slots, leaving part of the capacity unused.
-         *
-         * <p>The reservation is bounded whatever the capacity: all shards together reserve at
-         * most 128 GiB (2^31 slots of 64 bytes, all that handles can name; room for about 1.3
-         * billion entries; at the default charge, a capacity of about 670 GiB), an even share
-         * each. So {@code capacity(Long.MAX_VALUE)} builds a cache that maps 128 GiB of address
-         * space (resident only as used) and evicts for slots once its tables are full.
-         *
-         * @param bytes the smallest average charge to reserve slots for, in bytes, {@code >= 1}
-         *     ({@link #validate()} refuses less)
-         * @return this builder
-         */
-        public Builder minAvgEntryCharge(long bytes) {
-            settings.minAvgEntryCharge = bytes;
-            return this;
-        }
-
-        @Override
-        public void validate() {
-            super.validate();
-            Args.requirePositive("minAvgEntryCharge", settings.minAvgEntryCharge);
-        }
-
-        @Override
-        public AutoHyperClockCache build() {
-            validate();
-            int shardBits = shardBits();
-            CacheContext context = new CacheContext(settings.recordStats, "AutoHyperClockCache");
-            CloseGate gate = new CloseGate();
-            BuilderSettings o = settings;
-            // Every shard has the same capacity, so reserves the same slots: what it can hold.
-            long shardSlots = AutoClockTable.maxSlots(perShardCapacity(o.capacity, shardCount()),
-                    o.minAvgEntryCharge, o.chargeMetadata, shardBits);
-            Admission admission = o.admissionFor(false, shardSlots << shardBits);
-            ClockShard[] shards = makeShards(context, gate, admission,
-                    shardContext -> ClockShard.auto(shardSlots, shardContext));
-            return new AutoHyperClockCache(context, gate, shards, o.capacity, o.hashSeed,
-                    admission);
-        }
+    /**
+     * Builds the cache {@code options} describe ({@link HyperClockCache.Builder#build()}, which
+     * has validated them).
+     */
+    static AutoHyperClockCache build(HyperClockCache.Builder options) {
+        BuilderSettings o = options.settings;
+        int shardBits = options.shardBits();
+        CacheContext context = new CacheContext(o.recordStats, "AutoHyperClockCache");
+        CloseGate gate = new CloseGate();
+        // Every shard has the same capacity, so reserves the same slots: what it can hold.
+        long shardSlots = AutoClockTable.maxSlots(
+                perShardCapacity(o.capacity, options.shardCount()),
+                o.minAvgEntryCharge, o.chargeMetadata, shardBits);
+        Admission admission = o.admissionFor(false, shardSlots << shardBits);
+        ClockShard[] shards = options.makeShards(context, gate, admission,
+                shardContext -> ClockShard.auto(shardSlots, shardContext));
+        return new AutoHyperClockCache(context, gate, shards, o.capacity, o.hashSeed, admission);
     }
 }

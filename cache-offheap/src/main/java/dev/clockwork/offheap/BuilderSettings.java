@@ -6,9 +6,9 @@ import dev.clockwork.offheap.clock.AutoClockTable;
 
 /**
  * Every option of every cache builder, in one object that the builders write through and read
- * when they build. A builder that delegates ({@link HyperClockCache.Builder} picks Fixed or Auto)
- * hands the same object on, so an option is declared once here and set by one setter, whichever
- * builder the user holds. Defaults are the documented ones of each setter.
+ * when they build. A builder that hands its options on to another ({@link HyperClockCache.Builder}
+ * to the fixed table's) hands the same object, so an option is declared once here and set by one
+ * setter, whichever builder the user holds. Defaults are the documented ones of each setter.
  */
 final class BuilderSettings {
     // CacheOptions: every cache.
@@ -24,7 +24,7 @@ final class BuilderSettings {
 
     // HyperClockOptions: both HyperClock tables.
     int evictionEffortCap = 30;
-    /** 0: not given (the HyperClock builder then builds an Auto table); Fixed requires it. */
+    /** Set only by the fixed table's builder, which requires it positive; Auto ignores it. */
     long estimatedEntryCharge;
     long minAvgEntryCharge = AutoClockTable.DEFAULT_MIN_AVG_ENTRY_CHARGE;
 

@@ -16,7 +16,7 @@ import java.util.Locale;
  * slots); too low and slots are wasted (64 bytes each).
  *
  * <pre>{@code
- * try (var cache = FixedHyperClockCache.builder()
+ * try (FixedHyperClockCache cache = HyperClockCache.builder()
  *         .capacity(1L << 30)
  *         .estimatedEntryCharge(8192)
  *         .build()) {
@@ -28,18 +28,6 @@ public final class FixedHyperClockCache extends HyperClockCache {
     private FixedHyperClockCache(CacheContext context, CloseGate gate, ClockShard[] shards,
                                  long capacity, long hashSeed, Admission admission) {
         super(context, gate, shards, capacity, hashSeed, admission);
-    }
-
-    /**
-     * A builder with every option at its default; the capacity and
-     * {@link Builder#estimatedEntryCharge} must be set.
-     *
-     * @return a new builder
-     */
-    public static Builder builder() {
-        BuilderSettings settings = new BuilderSettings();
-        settings.estimatedEntryCharge = -1; // required here: no default
-        return new Builder(settings);
     }
 
     /**
@@ -126,7 +114,10 @@ public final class FixedHyperClockCache extends HyperClockCache {
         return null;
     }
 
-    /** Options of a {@link FixedHyperClockCache}; {@link #build()} validates them all. */
+    /**
+     * Options of a {@link FixedHyperClockCache}, as {@link HyperClockCache.Builder}'s
+     * {@code estimatedEntryCharge} hands them on; {@link #build()} validates them all.
+     */
     public static final class Builder extends HyperClockOptions<Builder> {
 
         /** A builder over {@code settings}, shared with the builder that made this one. */

@@ -74,20 +74,32 @@ public abstract class HyperClockCache extends EngineCache {
     }
 
     /**
-     * A builder that picks the table as RocksDB does: {@link FixedHyperClockCache} when an
-     * estimated entry charge is given, {@link AutoHyperClockCache} otherwise (the default).
+     * The builder of both HyperClock tables, which picks the table as RocksDB's
+     * {@code HyperClockCacheOptions} does: an {@link AutoHyperClockCache} (the default) unless
+     * {@link Builder#estimatedEntryCharge} is given, which turns it into the builder of a
+     * {@link FixedHyperClockCache} sized for that charge. The static type of {@code build()}
+     * says which table was built, so each table's own reports need no cast:
      *
-     * <p>Not {@code builder()}, as on the concrete caches: their static {@code builder()} returns
-     * their own builder type, which a static method of this superclass with that name and an
-     * unrelated return type would clash with.
+     * <pre>{@code
+     * AutoHyperClockCache auto = HyperClockCache.builder().capacity(1L << 30).build();
+     * FixedHyperClockCache fixed = HyperClockCache.builder().capacity(1L << 30)
+     *         .estimatedEntryCharge(8192).build();
+     * }</pre>
+     *
+     * <p>The one builder of the HyperClock caches, as {@link LruCache#builder()} is the LRU's.
+     * The subclasses declare none: Java lets {@code HyperClockCache.builder()} name this
+     * method too, and it is this builder (an Auto table until the estimate is given).
      *
      * @return a new builder with every option at its default; only the capacity must be set
      */
-    public static Builder newBuilder() {
+    public static Builder builder() {
         return new Builder();
     }
 
-    /** Options of either HyperClock cache; {@link #build()} picks the table. */
+    /**
+     * Options of either HyperClock table: {@link #build()} builds an Auto table, and
+     * {@link #estimatedEntryCharge} hands the options on to a fixed table's builder.
+     */
     public static final class Builder extends HyperClockOptions<Builder> {
 
         private Builder() {
@@ -95,24 +107,35 @@ public abstract class HyperClockCache extends EngineCache {
         }
 
         /**
-         * Expected average charge per entry; 0 (default) means unknown and builds an
-         * {@link AutoHyperClockCache}, a positive value a {@link FixedHyperClockCache} sized for
-         * it.
+         * Builds a {@link FixedHyperClockCache} instead, sized for entries of this average
+         * charge: returns its builder, which carries every option set so far and takes the
+         * rest (see {@link FixedHyperClockCache.Builder#estimatedEntryCharge} for the sizing).
+         * Without it the table is an Auto one, which needs no estimate.
          *
-         * @param bytes the expected average charge per entry in bytes, or 0; {@link #validate()}
-         *     refuses a negative one
-         * @return this builder
+         * @param bytes the expected average charge per entry in bytes, {@code >= 1}; the fixed
+         *     builder's {@code validate()} refuses less
+         * @return the fixed table's builder, over the options of this one
          */
-        public Builder estimatedEntryCharge(long bytes) {
-            settings.estimatedEntryCharge = bytes;
-            return this;
+        public FixedHyperClockCache.Builder estimatedEntryCharge(long bytes) {
+            return new FixedHyperClockCache.Builder(settings).estimatedEntryCharge(bytes);
         }
 
         /**
-         * See {@link AutoHyperClockCache.Builder#minAvgEntryCharge}; Auto only.
+         * The smallest average entry charge the Auto table's reservation must allow for (default
+         * 450, as in RocksDB), at least 1: the tables reserve room for capacity / this many
+         * entries. Smaller values cost only address space; if entries are smaller on average,
+         * the table stops growing and inserts evict to free slots, leaving part of the capacity
+         * unused.
          *
-         * @param bytes the smallest average charge to reserve slots for, in bytes, {@code >= 1};
-         *     ignored, and not checked, when an estimated entry charge picks a fixed table
+         * <p>The reservation is bounded whatever the capacity: all shards together reserve at
+         * most 128 GiB (2^31 slots of 64 bytes, all that handles can name; room for about 1.3
+         * billion entries; at the default charge, a capacity of about 670 GiB), an even share
+         * each. So {@code capacity(Long.MAX_VALUE)} builds a cache that maps 128 GiB of address
+         * space (resident only as used) and evicts for slots once its tables are full.
+         *
+         * @param bytes the smallest average charge to reserve slots for, in bytes, {@code >= 1}
+         *     ({@link #validate()} refuses less); ignored if {@link #estimatedEntryCharge} is
+         *     called afterwards, as a fixed table reserves nothing
          * @return this builder
          */
         public Builder minAvgEntryCharge(long bytes) {
@@ -122,21 +145,14 @@ public abstract class HyperClockCache extends EngineCache {
 
         @Override
         public void validate() {
-            target().validate();
+            super.validate();
+            Args.requirePositive("minAvgEntryCharge", settings.minAvgEntryCharge);
         }
 
         @Override
-        public HyperClockCache build() {
-            return target().build();
-        }
-
-        /** The builder of the table this one picks, over the same settings. */
-        private HyperClockOptions<?> target() {
-            Args.requireInRange("estimatedEntryCharge", settings.estimatedEntryCharge, 0,
-                    Long.MAX_VALUE);
-            return settings.estimatedEntryCharge > 0
-                    ? new FixedHyperClockCache.Builder(settings)
-                    : new AutoHyperClockCache.Builder(settings);
+        public AutoHyperClockCache build() {
+            validate();
+            return AutoHyperClockCache.build(this);
         }
     }
 

@@ -8,9 +8,9 @@ import dev.clockwork.offheap.context.CacheContext;
 import dev.clockwork.offheap.context.CloseGate;
 
 /**
- * Options shared by every HyperClock cache builder ({@link HyperClockCache#newBuilder()},
- * {@link FixedHyperClockCache#builder()}, {@link AutoHyperClockCache#builder()}): the common
- * {@link CacheOptions} and the eviction effort cap.
+ * Options shared by the HyperClock cache builders ({@link HyperClockCache#builder()} and the
+ * {@link FixedHyperClockCache.Builder} its {@code estimatedEntryCharge} turns it into): the
+ * common {@link CacheOptions} and the eviction effort cap.
  *
  * @param <B> the concrete builder, returned by each setter for chaining
  */

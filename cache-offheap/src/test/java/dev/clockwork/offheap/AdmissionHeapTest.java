@@ -77,9 +77,9 @@ class AdmissionHeapTest {
     @EnumSource(value = CacheKind.class, names = {"FIXED", "AUTO"})
     void aSmallTableUnderAHugeCapacityBoundsTheSketch(CacheKind kind) {
         ShardedCache built = kind == CacheKind.FIXED
-                ? FixedHyperClockCache.builder().capacity(TIB).estimatedEntryCharge(1L << 30)
+                ? HyperClockCache.builder().capacity(TIB).estimatedEntryCharge(1L << 30)
                         .numShardBits(0).admission(AdmissionPolicy.TINY_LFU).build()
-                : AutoHyperClockCache.builder().capacity(TIB).minAvgEntryCharge(1L << 30)
+                : HyperClockCache.builder().capacity(TIB).minAvgEntryCharge(1L << 30)
                         .numShardBits(0).admission(AdmissionPolicy.TINY_LFU).build();
         try (ShardedCache cache = built) {
             long holds = cache instanceof FixedHyperClockCache fixed

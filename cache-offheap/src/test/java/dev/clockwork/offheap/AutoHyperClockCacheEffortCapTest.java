@@ -93,7 +93,7 @@ class AutoHyperClockCacheEffortCapTest {
 
     /** A one-shard cache for the effort-cap tests, its table pre-grown to about 3800 homes. */
     private AutoHyperClockCache effortCapCache() {
-        var cache = track(AutoHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+        var cache = track(HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                 .capacity(CAPACITY).numShardBits(0)
                 .chargeMetadata(false).evictionEffortCap(CAP).build());
         // Grow the table past what the test will need (pinned + unpinned < 1400 entries), then
@@ -221,7 +221,7 @@ class AutoHyperClockCacheEffortCapTest {
     @Test
     void strictLimitRefusesInsertsWhenPinnedEntriesFillCapacity() {
         long capacity = 256 << 10;
-        var cache = track(AutoHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+        var cache = track(HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                 .capacity(capacity).numShardBits(0)
                 .strictCapacityLimit(true).build());
         assertTrue(cache.strictCapacityLimit());

@@ -39,7 +39,7 @@ class AutoHyperClockCacheTest {
     private final List<Cache> caches = new ArrayList<>();
 
     private AutoHyperClockCache cache(long capacity, int shardBits) {
-        return track(AutoHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+        return track(HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                 .capacity(capacity).numShardBits(shardBits)
                 .build());
     }
@@ -75,10 +75,10 @@ class AutoHyperClockCacheTest {
     @Test
     void builderPicksAutoWithoutEstimateAndFixedWithOne() {
         assertInstanceOf(AutoHyperClockCache.class,
-                track(HyperClockCache.newBuilder().admission(AdmissionPolicy.NONE).capacity(1 << 20)
+                track(HyperClockCache.builder().admission(AdmissionPolicy.NONE).capacity(1 << 20)
                         .build()));
         assertInstanceOf(FixedHyperClockCache.class,
-                track(HyperClockCache.newBuilder().admission(AdmissionPolicy.NONE).capacity(1 << 20)
+                track(HyperClockCache.builder().admission(AdmissionPolicy.NONE).capacity(1 << 20)
                         .estimatedEntryCharge(1000)
                         .build()));
     }
@@ -157,7 +157,7 @@ class AutoHyperClockCacheTest {
 
     @Test
     void concurrentChurnKeepsValuesIntactAndAccountingExact() throws Exception {
-        var cache = track(AutoHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+        var cache = track(HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                 .capacity(512 << 10).numShardBits(1)
                 .minAvgEntryCharge(200).build());
         ConcurrentSmokeTest.runWorkload(cache);
@@ -346,7 +346,7 @@ class AutoHyperClockCacheTest {
     void reservationIsMappedWhileOpenAndUnmappedOnClose() throws IOException {
         Path maps = Path.of("/proc/self/maps");
         assumeTrue(Files.isReadable(maps), "needs /proc/self/maps (Linux)");
-        var cache = track(AutoHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+        var cache = track(HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                 .capacity(1L << 30).numShardBits(0).build());
         long reserved = cache.reservedBytes();
         assertEquals(AutoClockTable.maxSlots(1L << 30, AutoClockTable.DEFAULT_MIN_AVG_ENTRY_CHARGE,
@@ -406,7 +406,7 @@ class AutoHyperClockCacheTest {
         Path status = Path.of("/proc/self/status");
         assumeTrue(Files.isReadable(status), "needs /proc/self/status (Linux)");
         long before = vmRssBytes(status);
-        var cache = track(AutoHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+        var cache = track(HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                 .capacity(64L << 30).numShardBits(0)
                 .build());
         long reserved = cache.reservedBytes();
@@ -445,7 +445,7 @@ class AutoHyperClockCacheTest {
     void tableStopsAtItsReservationAndEvictsToFreeSlots() {
         long capacity = 256 << 10;
         long minAvgEntryCharge = 4096; // real entries: 16 bytes
-        var cache = track(AutoHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+        var cache = track(HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                 .capacity(capacity).numShardBits(0)
                 .minAvgEntryCharge(minAvgEntryCharge).build());
         long reservedSlots = cache.reservedBytes() / SlotLayout.SLOT_BYTES;
@@ -497,7 +497,7 @@ class AutoHyperClockCacheTest {
             assertEquals(h0, KeyHash.hash0(key0[i], key1[i], seed));
             assertEquals(h1, KeyHash.hash1(key0[i], key1[i], seed));
         }
-        var cache = track(AutoHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+        var cache = track(HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                 .capacity(512 << 10).numShardBits(0)
                 .minAvgEntryCharge(200).hashSeed(seed).build());
         // Grow the table to its reservation first (zero-charge fillers with ordinary hashes), so
@@ -597,31 +597,31 @@ class AutoHyperClockCacheTest {
 
     @Test
     void badInputNamesTheArgument() {
-        assertArgumentNamed("capacity", () -> AutoHyperClockCache.builder()
+        assertArgumentNamed("capacity", () -> HyperClockCache.builder()
                 .admission(AdmissionPolicy.NONE).capacity(0).build());
-        assertArgumentNamed("capacity", () -> AutoHyperClockCache.builder()
+        assertArgumentNamed("capacity", () -> HyperClockCache.builder()
                 .admission(AdmissionPolicy.NONE).capacity(-1).build());
-        assertArgumentNamed("capacity", () -> AutoHyperClockCache.builder()
+        assertArgumentNamed("capacity", () -> HyperClockCache.builder()
                 .admission(AdmissionPolicy.NONE).build());
-        assertArgumentNamed("minAvgEntryCharge", () -> AutoHyperClockCache.builder()
+        assertArgumentNamed("minAvgEntryCharge", () -> HyperClockCache.builder()
                 .admission(AdmissionPolicy.NONE)
                 .capacity(1 << 20).minAvgEntryCharge(0).build());
-        assertArgumentNamed("minAvgEntryCharge", () -> AutoHyperClockCache.builder()
+        assertArgumentNamed("minAvgEntryCharge", () -> HyperClockCache.builder()
                 .admission(AdmissionPolicy.NONE)
                 .capacity(1 << 20).minAvgEntryCharge(-450).build());
-        assertArgumentNamed("numShardBits", () -> AutoHyperClockCache.builder()
+        assertArgumentNamed("numShardBits", () -> HyperClockCache.builder()
                 .admission(AdmissionPolicy.NONE)
                 .capacity(1 << 20).numShardBits(17).build());
-        assertArgumentNamed("numShardBits", () -> AutoHyperClockCache.builder()
+        assertArgumentNamed("numShardBits", () -> HyperClockCache.builder()
                 .admission(AdmissionPolicy.NONE)
                 .capacity(1 << 20).numShardBits(-2).build());
-        assertArgumentNamed("evictionEffortCap", () -> AutoHyperClockCache.builder()
+        assertArgumentNamed("evictionEffortCap", () -> HyperClockCache.builder()
                 .admission(AdmissionPolicy.NONE)
                 .capacity(1 << 20).evictionEffortCap(0).build());
-        assertArgumentNamed("estimatedEntryCharge", () -> HyperClockCache.newBuilder()
+        assertArgumentNamed("estimatedEntryCharge", () -> HyperClockCache.builder()
                 .admission(AdmissionPolicy.NONE)
                 .capacity(1 << 20).estimatedEntryCharge(-1).build());
-        assertArgumentNamed("minAvgEntryCharge", () -> HyperClockCache.newBuilder()
+        assertArgumentNamed("minAvgEntryCharge", () -> HyperClockCache.builder()
                 .admission(AdmissionPolicy.NONE)
                 .capacity(1 << 20).minAvgEntryCharge(0).build());
 
@@ -726,7 +726,7 @@ class AutoHyperClockCacheTest {
     @Test
     void everyFinishedSplitIsPublished() throws Throwable {
         long seed = 0x5eed;
-        var cache = track(AutoHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+        var cache = track(HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                 .capacity(256L << 20).numShardBits(0)
                 .hashSeed(seed).build());
         var table = (AutoClockTable) cache.tables[0];

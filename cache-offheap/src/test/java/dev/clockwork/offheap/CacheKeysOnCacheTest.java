@@ -12,7 +12,7 @@ class CacheKeysOnCacheTest {
     @Test
     void eachCacheCountsItsOwnIdsFromOne() {
         try (Cache a = LruCache.builder().capacity(1 << 20).build();
-             Cache b = FixedHyperClockCache.builder().capacity(1 << 20).estimatedEntryCharge(1024)
+             Cache b = HyperClockCache.builder().capacity(1 << 20).estimatedEntryCharge(1024)
                      .build()) {
             for (long expected = 1; expected <= 100; expected++) {
                 assertEquals(expected, CacheKeys.uniqueForCacheLifetime(a));

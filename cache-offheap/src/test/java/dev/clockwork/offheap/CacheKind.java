@@ -20,9 +20,9 @@ enum CacheKind {
      */
     CacheOptions<?> builder(long capacity, long entryCharge) {
         return switch (this) {
-            case FIXED -> FixedHyperClockCache.builder().capacity(capacity)
+            case FIXED -> HyperClockCache.builder().capacity(capacity)
                     .estimatedEntryCharge(entryCharge);
-            case AUTO -> AutoHyperClockCache.builder().capacity(capacity);
+            case AUTO -> HyperClockCache.builder().capacity(capacity);
             case LRU -> LruCache.builder().capacity(capacity);
         };
     }
@@ -40,9 +40,9 @@ enum CacheKind {
      */
     CacheOptions<?> unitCharged(long entries) {
         return switch (this) {
-            case FIXED -> FixedHyperClockCache.builder().capacity(entries).estimatedEntryCharge(1)
+            case FIXED -> HyperClockCache.builder().capacity(entries).estimatedEntryCharge(1)
                     .numShardBits(0).chargeMetadata(false);
-            case AUTO -> AutoHyperClockCache.builder().capacity(entries).minAvgEntryCharge(1)
+            case AUTO -> HyperClockCache.builder().capacity(entries).minAvgEntryCharge(1)
                     .numShardBits(0).chargeMetadata(false);
             case LRU -> LruCache.builder().capacity(entries).numShardBits(0).chargeMetadata(false)
                     .highPriPoolRatio(0);

@@ -26,7 +26,7 @@ class ConcurrentSmokeTest {
 
     @Test
     void valuesStayIntactAndAccountingBalances() throws Exception {
-        try (var cache = FixedHyperClockCache.builder().capacity(512 << 10)
+        try (var cache = HyperClockCache.builder().capacity(512 << 10)
                 .estimatedEntryCharge(300).numShardBits(1).build()) {
             runWorkload(cache);
             assertEquals(0, cache.pinnedUsage());

@@ -28,7 +28,7 @@ class CopyingCacheOnFixedTest {
 
     @Test
     void roundTripsKeysOfAnyLength() {
-        try (var cache = new CopyingCache(FixedHyperClockCache.builder().capacity(4 << 20)
+        try (var cache = new CopyingCache(HyperClockCache.builder().capacity(4 << 20)
                 .estimatedEntryCharge(256).build())) {
             for (int length = 0; length < 200; length++) {
                 byte[] key = new byte[length];
@@ -50,7 +50,7 @@ class CopyingCacheOnFixedTest {
 
     @Test
     void putReplacesAndRemoveRemoves() {
-        try (var cache = new CopyingCache(FixedHyperClockCache.builder().capacity(1 << 20)
+        try (var cache = new CopyingCache(HyperClockCache.builder().capacity(1 << 20)
                 .estimatedEntryCharge(64).build())) {
             assertTrue(cache.put(utf8("plan:select 1"), utf8("v1")));
             assertTrue(cache.put(utf8("plan:select 1"), utf8("version 2")));
@@ -67,7 +67,7 @@ class CopyingCacheOnFixedTest {
     @Test
     void segmentKeysMatchArrayKeys() {
         try (var arena = Arena.ofConfined();
-             var cache = new CopyingCache(FixedHyperClockCache.builder().capacity(1 << 20)
+             var cache = new CopyingCache(HyperClockCache.builder().capacity(1 << 20)
                      .estimatedEntryCharge(64).build())) {
             byte[] key = utf8("block:0042:000000001000");
             MemorySegment nativeKey = arena.allocate(key.length);

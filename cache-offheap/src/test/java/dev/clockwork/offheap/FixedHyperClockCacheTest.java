@@ -27,7 +27,7 @@ class FixedHyperClockCacheTest {
     private final List<Cache> caches = new ArrayList<>();
 
     private FixedHyperClockCache cache(long capacity, long estimate) {
-        return track(FixedHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+        return track(HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                 .capacity(capacity)
                 .estimatedEntryCharge(estimate).numShardBits(0).build());
     }
@@ -106,7 +106,7 @@ class FixedHyperClockCacheTest {
 
     @Test
     void lookupsAreNotCountedWhenStatsAreOff() {
-        var cache = track(FixedHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+        var cache = track(HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                 .capacity(1 << 20).estimatedEntryCharge(64)
                 .recordStats(false).build());
         cache.insert(1, 1, pattern(1, 8), 0, 8, 8, Priority.LOW);
@@ -312,7 +312,7 @@ class FixedHyperClockCacheTest {
     @Test
     void fullTableGivesStandaloneHandles() {
         // 64 slots, 53 usable; entries far smaller than estimated fill slots, not bytes.
-        var cache = track(FixedHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+        var cache = track(HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                 .capacity(1 << 20)
                 .estimatedEntryCharge(1 << 20).numShardBits(0).build());
         assertEquals(2, cache.tableSlots());
@@ -348,18 +348,20 @@ class FixedHyperClockCacheTest {
     @Test
     void badInputIsRejectedWithTheArgumentNamed() {
         var e = assertThrows(IllegalArgumentException.class,
-                () -> FixedHyperClockCache.builder().admission(AdmissionPolicy.NONE).capacity(-1)
+                () -> HyperClockCache.builder().admission(AdmissionPolicy.NONE).capacity(-1)
                         .estimatedEntryCharge(1).build());
         assertTrue(e.getMessage().contains("capacity"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class,
-                () -> FixedHyperClockCache.builder().admission(AdmissionPolicy.NONE)
-                        .capacity(1 << 20).build());
-        assertTrue(e.getMessage().contains("estimatedEntryCharge"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> FixedHyperClockCache.builder()
+        for (long bad : new long[] {0, -1}) {
+            e = assertThrows(IllegalArgumentException.class,
+                    () -> HyperClockCache.builder().admission(AdmissionPolicy.NONE)
+                            .capacity(1 << 20).estimatedEntryCharge(bad).build());
+            assertTrue(e.getMessage().contains("estimatedEntryCharge"), e.getMessage());
+        }
+        e = assertThrows(IllegalArgumentException.class, () -> HyperClockCache.builder()
                 .admission(AdmissionPolicy.NONE)
                 .capacity(1 << 20).estimatedEntryCharge(10).numShardBits(17).build());
         assertTrue(e.getMessage().contains("numShardBits"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> FixedHyperClockCache.builder()
+        e = assertThrows(IllegalArgumentException.class, () -> HyperClockCache.builder()
                 .admission(AdmissionPolicy.NONE)
                 .capacity(1 << 20).estimatedEntryCharge(10).evictionEffortCap(0).build());
         assertTrue(e.getMessage().contains("evictionEffortCap"), e.getMessage());
@@ -446,7 +448,7 @@ class FixedHyperClockCacheTest {
         assertEquals(6, ShardSizing.defaultShardBits(64L << 30, 32L << 20));
         assertEquals(0, ShardSizing.defaultShardBits(8_000_000, 32L << 20));
         // 1 GiB, 8 KiB estimate: 32 shards of 8192 slots, as RocksDB's cache_bench reports.
-        var cache = track(FixedHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+        var cache = track(HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                 .capacity(1L << 30)
                 .estimatedEntryCharge(8192).build());
         assertEquals(32, cache.numShards());

@@ -28,7 +28,7 @@ class FixedReachTest {
 
     /** One shard sized for 1 KiB entries, filled with 64-byte ones: the occupancy limit binds. */
     private static FixedHyperClockCache occupancyBound() {
-        return FixedHyperClockCache.builder().capacity(1 << 20).estimatedEntryCharge(1024)
+        return HyperClockCache.builder().capacity(1 << 20).estimatedEntryCharge(1024)
                 .numShardBits(0).admission(AdmissionPolicy.NONE).build();
     }
 

@@ -200,7 +200,7 @@ class JfrEventsTest {
     void anAutoTableRecordsEachDoublingAndItsReservationsEnd() throws IOException {
         // 100,000 bytes at the default minAvgEntryCharge reserve 384 slots: not a power of two,
         // so the last batch (256 -> 384) ends at the reservation, not at a doubling.
-        try (AutoHyperClockCache cache = AutoHyperClockCache.builder().capacity(100_000)
+        try (AutoHyperClockCache cache = HyperClockCache.builder().capacity(100_000)
                 .numShardBits(0).chargeMetadata(false).build()) {
             long reserved = cache.reservedBytes() / 64;
             assertEquals(384, reserved);

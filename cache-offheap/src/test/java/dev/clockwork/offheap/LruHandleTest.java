@@ -268,7 +268,7 @@ class LruHandleTest extends LruCacheTestBase {
     void hyperClockHandlesAreRefused() {
         LruCache cache = cache(1000, 0.5, 0);
         long mine = pin(cache, 1, LOW);
-        FixedHyperClockCache clock = track(FixedHyperClockCache.builder()
+        FixedHyperClockCache clock = track(HyperClockCache.builder()
                 .admission(AdmissionPolicy.NONE).capacity(1 << 20)
                 .estimatedEntryCharge(1024).numShardBits(0).build());
         byte[] v = valueOf(1);

@@ -46,9 +46,9 @@ class NativeAccessTest {
 
         public static void main(String[] args) {
             List<Runnable> builds = List.of(
-                    () -> FixedHyperClockCache.builder().capacity(1 << 20)
+                    () -> HyperClockCache.builder().capacity(1 << 20)
                             .estimatedEntryCharge(1024).build().close(),
-                    () -> AutoHyperClockCache.builder().capacity(1 << 20).build().close(),
+                    () -> HyperClockCache.builder().capacity(1 << 20).build().close(),
                     () -> LruCache.builder().capacity(1 << 20).build().close());
             List<String> names = List.of("fixed", "auto", "lru");
             for (int i = 0; i < builds.size(); i++) {

@@ -93,7 +93,7 @@ class NativeAllocationFailureTest {
      */
     @Test
     void hyperClockStandaloneSlotAllocation() {
-        FixedHyperClockCache cache = track(FixedHyperClockCache.builder().capacity(1 << 20)
+        FixedHyperClockCache cache = track(HyperClockCache.builder().capacity(1 << 20)
                 .estimatedEntryCharge(256).numShardBits(0).build());
         long first = cache.insertPinned(7, ~7L, pattern(7, 50), 0, 50, 50, Priority.LOW);
         long usage = cache.usage();
@@ -197,9 +197,9 @@ class NativeAllocationFailureTest {
     /** A cache of {@code kind} with four shards and TinyLFU (an LRU then has a window list). */
     private static Cache buildWithWindow(CacheKind kind) {
         return switch (kind) {
-            case FIXED -> HyperClockCache.newBuilder().capacity(1 << 20).numShardBits(2)
+            case FIXED -> HyperClockCache.builder().capacity(1 << 20).numShardBits(2)
                     .estimatedEntryCharge(1024).admission(AdmissionPolicy.TINY_LFU).build();
-            case AUTO -> HyperClockCache.newBuilder().capacity(1 << 20).numShardBits(2)
+            case AUTO -> HyperClockCache.builder().capacity(1 << 20).numShardBits(2)
                     .admission(AdmissionPolicy.TINY_LFU).build();
             case LRU -> LruCache.builder().capacity(1 << 20).numShardBits(2)
                     .admission(AdmissionPolicy.TINY_LFU).build();

@@ -41,9 +41,9 @@ class SizeLimitsTest {
         LRU_WITH_POOLS(() -> LruCache.builder().admission(AdmissionPolicy.NONE)
                 .capacity(Long.MAX_VALUE).highPriPoolRatio(0.4)
                 .lowPriPoolRatio(0.4).build()),
-        AUTO(() -> AutoHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+        AUTO(() -> HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                 .capacity(Long.MAX_VALUE).build()),
-        AUTO_BY_DEFAULT(() -> HyperClockCache.newBuilder().admission(AdmissionPolicy.NONE)
+        AUTO_BY_DEFAULT(() -> HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                 .capacity(Long.MAX_VALUE).build());
 
         final Supplier<Cache> maker;
@@ -144,7 +144,7 @@ class SizeLimitsTest {
 
     @Test
     void anUnboundedAutoCacheReservesAtMostTheSlotsHandlesCanName() {
-        try (AutoHyperClockCache cache = AutoHyperClockCache.builder()
+        try (AutoHyperClockCache cache = HyperClockCache.builder()
                 .admission(AdmissionPolicy.NONE).capacity(Long.MAX_VALUE)
                 .build()) {
             assertEquals(64, cache.numShards());
@@ -152,7 +152,7 @@ class SizeLimitsTest {
             assertEquals(AutoClockTable.MAX_RESERVATION_BYTES, NativeMemory.reservedBytes());
         }
         for (int bits : new int[] {0, 2, 3, 9}) {
-            try (AutoHyperClockCache cache = AutoHyperClockCache.builder()
+            try (AutoHyperClockCache cache = HyperClockCache.builder()
                     .admission(AdmissionPolicy.NONE)
                     .capacity(Long.MAX_VALUE).numShardBits(bits).build()) {
                 long perShard = cache.reservedBytes() >> bits;
@@ -190,10 +190,10 @@ class SizeLimitsTest {
     @Test
     void fixedCachesAreRefusedAnUnboundedCapacityUnlessTheEstimateKeepsTheTableSmall() {
         for (Supplier<Cache> maker : List.<Supplier<Cache>>of(
-                () -> FixedHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+                () -> HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                         .capacity(Long.MAX_VALUE)
                         .estimatedEntryCharge(8192).build(),
-                () -> HyperClockCache.newBuilder().admission(AdmissionPolicy.NONE)
+                () -> HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                         .capacity(Long.MAX_VALUE)
                         .estimatedEntryCharge(8192).build())) {
             long outstanding = NativeMemory.outstandingBytes();
@@ -205,7 +205,7 @@ class SizeLimitsTest {
                     e.getMessage());
             assertEquals(outstanding, NativeMemory.outstandingBytes(), "nothing allocated");
         }
-        try (Cache cache = FixedHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+        try (Cache cache = HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                 .capacity(Long.MAX_VALUE)
                 .estimatedEntryCharge(1L << 40).build()) {
             assertTrue(((FixedHyperClockCache) cache).tableSlots() <= 64 * 2048);
@@ -216,7 +216,7 @@ class SizeLimitsTest {
 
     @Test
     void fixedTablesBeyondTheSlotsAHandleCanNameAreRefused() {
-        var builder = FixedHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+        var builder = HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                 .capacity(1L << 40).estimatedEntryCharge(1)
                 .numShardBits(0).chargeMetadata(false);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::build);
@@ -224,7 +224,7 @@ class SizeLimitsTest {
                 + " shard, more than the 2^31 a shard may have with 1 shard: raise"
                 + " estimatedEntryCharge or numShardBits, or lower capacity", e.getMessage());
         // With 2^16 shards a handle leaves 15 bits for the slot.
-        e = assertThrows(IllegalArgumentException.class, () -> FixedHyperClockCache.builder()
+        e = assertThrows(IllegalArgumentException.class, () -> HyperClockCache.builder()
                 .admission(AdmissionPolicy.NONE)
                 .capacity(1L << 50).estimatedEntryCharge(1).numShardBits(16)
                 .chargeMetadata(false).validate());
@@ -238,14 +238,14 @@ class SizeLimitsTest {
     void aFixedTableThatHoldsNoEntryIsRefusedWithAdvice() {
         long outstanding = NativeMemory.outstandingBytes();
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> FixedHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+                () -> HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                         .capacity(1 << 20)
                         .estimatedEntryCharge(2 << 20).build());
         assertEquals("estimatedEntryCharge 2097152 is larger than each shard's share of capacity,"
                 + " 1048576 (capacity 1048576 over 1 shard): a table sized for it holds no entry;"
                 + " lower estimatedEntryCharge or numShardBits, or raise capacity",
                 e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> HyperClockCache.newBuilder()
+        e = assertThrows(IllegalArgumentException.class, () -> HyperClockCache.builder()
                 .admission(AdmissionPolicy.NONE)
                 .capacity(4 << 20).estimatedEntryCharge(1 << 20).numShardBits(3).build());
         assertEquals("estimatedEntryCharge 1048576 is larger than each shard's share of capacity,"
@@ -253,7 +253,7 @@ class SizeLimitsTest {
                 + " lower estimatedEntryCharge or numShardBits, or raise capacity",
                 e.getMessage());
         // An estimate within the share, but too large next to the charged slots: one slot.
-        e = assertThrows(IllegalArgumentException.class, () -> FixedHyperClockCache.builder()
+        e = assertThrows(IllegalArgumentException.class, () -> HyperClockCache.builder()
                 .admission(AdmissionPolicy.NONE)
                 .capacity(300).estimatedEntryCharge(300).validate());
         assertEquals("each shard's share of capacity, 300 (capacity 300 over 1 shard), is too"
@@ -267,7 +267,7 @@ class SizeLimitsTest {
     @Test
     void theSmallestFixedTablesWork() {
         // 2 slots (occupancy limit 1), 128 bytes charged, 872 left for one 800-byte entry.
-        try (FixedHyperClockCache cache = FixedHyperClockCache.builder()
+        try (FixedHyperClockCache cache = HyperClockCache.builder()
                 .admission(AdmissionPolicy.NONE).capacity(1000)
                 .estimatedEntryCharge(800).strictCapacityLimit(true).build()) {
             assertEquals(2, cache.tableSlots());
@@ -281,7 +281,7 @@ class SizeLimitsTest {
         // The estimate may be the whole share: 2 slots; such an entry then takes the shard over
         // its capacity (not strict) or is refused (strict), as any entry too large would be.
         for (boolean strict : new boolean[] {false, true}) {
-            try (FixedHyperClockCache cache = FixedHyperClockCache.builder()
+            try (FixedHyperClockCache cache = HyperClockCache.builder()
                     .admission(AdmissionPolicy.NONE).capacity(1000)
                     .estimatedEntryCharge(1000).strictCapacityLimit(strict).build()) {
                 assertEquals(1, cache.occupancyLimit());
@@ -291,7 +291,7 @@ class SizeLimitsTest {
                 assertTrue(found(cache, 2));
             }
         }
-        try (FixedHyperClockCache cache = FixedHyperClockCache.builder()
+        try (FixedHyperClockCache cache = HyperClockCache.builder()
                 .admission(AdmissionPolicy.NONE).capacity(1000)
                 .estimatedEntryCharge(1000).chargeMetadata(false).strictCapacityLimit(true)
                 .build()) {

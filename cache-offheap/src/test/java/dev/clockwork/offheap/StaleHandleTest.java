@@ -78,7 +78,7 @@ class StaleHandleTest {
     }
 
     private static Cache fourSlotTable() {
-        FixedHyperClockCache table = FixedHyperClockCache.builder().capacity(200)
+        FixedHyperClockCache table = HyperClockCache.builder().capacity(200)
                 .estimatedEntryCharge(100).chargeMetadata(false).numShardBits(0).build();
         assertEquals(4, table.tableSlots());
         return table;

@@ -29,7 +29,7 @@ class StrandedCapacityTest {
 
     @Test
     void autoHoldsCapacityBackWhileEvictionsStrandPagesAndTakesItBackAfter() {
-        try (Cache cache = AutoHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+        try (Cache cache = HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                 .capacity(CAPACITY).numShardBits(0).build()) {
             movesFromSmallToLarge(cache);
         }
@@ -37,7 +37,7 @@ class StrandedCapacityTest {
 
     @Test
     void fixedHoldsCapacityBackWhileEvictionsStrandPagesAndTakesItBackAfter() {
-        try (Cache cache = FixedHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+        try (Cache cache = HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                 .capacity(CAPACITY).numShardBits(0).estimatedEntryCharge(SMALL).build()) {
             movesFromSmallToLarge(cache);
         }

@@ -19,7 +19,7 @@ class TableReportTest {
     private final List<Cache> caches = new ArrayList<>();
 
     private FixedHyperClockCache cache(long capacity, long estimate, int shardBits) {
-        FixedHyperClockCache cache = FixedHyperClockCache.builder().capacity(capacity)
+        FixedHyperClockCache cache = HyperClockCache.builder().capacity(capacity)
                 .estimatedEntryCharge(estimate).numShardBits(shardBits).build();
         caches.add(cache);
         return cache;

@@ -10,6 +10,7 @@ import dev.clockwork.cache.hash.KeyHash;
 import dev.clockwork.offheap.AdmissionPolicy;
 import dev.clockwork.offheap.AutoHyperClockCache;
 import dev.clockwork.offheap.ChainReport;
+import dev.clockwork.offheap.HyperClockCache;
 import dev.clockwork.stress.Outcomes.Check;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -126,7 +127,7 @@ final class AutoFixture {
      * sizing rules ever change so that the tests' arithmetic no longer holds.
      */
     static AutoHyperClockCache newCache(long room) {
-        AutoHyperClockCache cache = AutoHyperClockCache.builder()
+        AutoHyperClockCache cache = HyperClockCache.builder()
                 .capacity(room)
                 .numShardBits(0)
                 .chargeMetadata(false)

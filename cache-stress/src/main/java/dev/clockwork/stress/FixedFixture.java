@@ -20,6 +20,7 @@ import dev.clockwork.cache.hash.KeyHash;
 import dev.clockwork.offheap.AdmissionPolicy;
 import dev.clockwork.offheap.ClockProbe;
 import dev.clockwork.offheap.FixedHyperClockCache;
+import dev.clockwork.offheap.HyperClockCache;
 import org.openjdk.jcstress.infra.results.LLLL_Result;
 
 /**
@@ -53,7 +54,7 @@ final class FixedFixture {
      * if the sizing rules ever change so that the tests' arithmetic no longer holds.
      */
     static FixedHyperClockCache newCache(long room) {
-        return checked(FixedHyperClockCache.builder().capacity(room)
+        return checked(HyperClockCache.builder().capacity(room)
                 .estimatedEntryCharge(CHARGE).numShardBits(0).admission(AdmissionPolicy.NONE)
                 .build());
     }
@@ -64,7 +65,7 @@ final class FixedFixture {
      * ({@link #collidingKey}).
      */
     static FixedHyperClockCache newCache(long room, AdmissionPolicy policy) {
-        return checked(FixedHyperClockCache.builder().capacity(room)
+        return checked(HyperClockCache.builder().capacity(room)
                 .estimatedEntryCharge(CHARGE).numShardBits(0).admission(policy)
                 .hashSeed(HASH_SEED).build());
     }

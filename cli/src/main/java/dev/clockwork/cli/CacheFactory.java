@@ -2,9 +2,7 @@ package dev.clockwork.cli;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.offheap.AdmissionPolicy;
-import dev.clockwork.offheap.AutoHyperClockCache;
 import dev.clockwork.offheap.CacheOptions;
-import dev.clockwork.offheap.FixedHyperClockCache;
 import dev.clockwork.offheap.HyperClockCache;
 import dev.clockwork.offheap.LruCache;
 import java.util.List;
@@ -147,7 +145,7 @@ public final class CacheFactory {
             throw new IllegalArgumentException(problem);
         }
         return switch (s.cacheType()) {
-            case FIXED_HYPER_CLOCK -> FixedHyperClockCache.builder()
+            case FIXED_HYPER_CLOCK -> HyperClockCache.builder()
                     .capacity(s.capacity())
                     // as cache_bench: the estimate flag overrides, else the actual value size
                     .estimatedEntryCharge(s.valueBytesEstimate() > 0
@@ -157,7 +155,7 @@ public final class CacheFactory {
                     .evictionEffortCap(s.evictionEffortCap())
                     .hashSeed(s.hashSeed());
             case HYPER_CLOCK, AUTO_HYPER_CLOCK -> {
-                var builder = AutoHyperClockCache.builder()
+                var builder = HyperClockCache.builder()
                         .capacity(s.capacity())
                         .numShardBits(s.numShardBits())
                         .strictCapacityLimit(s.strictCapacityLimit())
@@ -195,7 +193,7 @@ public final class CacheFactory {
         return s.valueBytes() < AUTO_DEFAULT_MIN_AVG_ENTRY_CHARGE ? Math.max(1, s.valueBytes()) : 0;
     }
 
-    /** {@code AutoHyperClockCache.Builder.minAvgEntryCharge}'s documented default (RocksDB's). */
+    /** {@code HyperClockCache.Builder.minAvgEntryCharge}'s documented default (RocksDB's). */
     public static final long AUTO_DEFAULT_MIN_AVG_ENTRY_CHARGE = 450;
 
     /** Table slots in use, for caches with a table of slots (HyperClock); empty otherwise. */

@@ -3,8 +3,7 @@ package dev.clockwork.offheap.model;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.offheap.AdmissionPolicy;
-import dev.clockwork.offheap.AutoHyperClockCache;
-import dev.clockwork.offheap.FixedHyperClockCache;
+import dev.clockwork.offheap.HyperClockCache;
 import dev.clockwork.offheap.LruCache;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,12 +70,12 @@ record SequenceConfig(CacheType type, int shardBits, long capacity, long entryCh
 
     Cache build() {
         return switch (type) {
-            case FIXED -> FixedHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+            case FIXED -> HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                     .capacity(capacity)
                     .estimatedEntryCharge(entryCharge).numShardBits(shardBits)
                     .strictCapacityLimit(strict).chargeMetadata(chargeMetadata)
                     .evictionEffortCap(evictionEffortCap).hashSeed(hashSeed).build();
-            case AUTO -> AutoHyperClockCache.builder().admission(AdmissionPolicy.NONE)
+            case AUTO -> HyperClockCache.builder().admission(AdmissionPolicy.NONE)
                     .capacity(capacity)
                     .minAvgEntryCharge(entryCharge).numShardBits(shardBits)
                     .strictCapacityLimit(strict).chargeMetadata(chargeMetadata)

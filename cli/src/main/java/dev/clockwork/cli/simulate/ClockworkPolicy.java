@@ -3,9 +3,8 @@ package dev.clockwork.cli.simulate;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.offheap.AdmissionPolicy;
-import dev.clockwork.offheap.AutoHyperClockCache;
 import dev.clockwork.offheap.CacheOptions;
-import dev.clockwork.offheap.FixedHyperClockCache;
+import dev.clockwork.offheap.HyperClockCache;
 import dev.clockwork.offheap.LruCache;
 
 /**
@@ -37,7 +36,7 @@ public final class ClockworkPolicy implements SimPolicy {
     /** Largest capacity in entries: {@code capacity * ENTRY_CHARGE} must fit in a long. */
     public static final long MAX_ENTRIES = Long.MAX_VALUE / ENTRY_CHARGE;
 
-    /** {@code AutoHyperClockCache.Builder.minAvgEntryCharge}'s documented default. */
+    /** {@code HyperClockCache.Builder.minAvgEntryCharge}'s documented default. */
     static final long AUTO_DEFAULT_MIN_AVG_CHARGE = 450;
 
     private static final byte[] VALUE = new byte[8];
@@ -124,7 +123,7 @@ public final class ClockworkPolicy implements SimPolicy {
 
     /** fixed_hyper_clock_cache, its table sized from the mean charge, with the given admission. */
     static PolicyFactory fixedHyperClock(AdmissionPolicy policy) {
-        return new Factory((trace, bytes) -> FixedHyperClockCache.builder()
+        return new Factory((trace, bytes) -> HyperClockCache.builder()
                 .estimatedEntryCharge(bytes ? meanCharge(trace) : ENTRY_CHARGE)
                 .admission(policy), true);
     }
@@ -132,7 +131,7 @@ public final class ClockworkPolicy implements SimPolicy {
     /** auto_hyper_clock_cache with the given admission policy. */
     static PolicyFactory autoHyperClock(AdmissionPolicy policy) {
         return new Factory((trace, bytes) -> {
-            AutoHyperClockCache.Builder b = AutoHyperClockCache.builder().admission(policy);
+            HyperClockCache.Builder b = HyperClockCache.builder().admission(policy);
             long mean = meanCharge(trace);
             if (bytes && mean < AUTO_DEFAULT_MIN_AVG_CHARGE) {
                 // below its default the reservation would run out of slots before capacity

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cli.common.CFormat;
-import dev.clockwork.offheap.FixedHyperClockCache;
+import dev.clockwork.offheap.HyperClockCache;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -157,7 +157,7 @@ class ValueAndFormatTest {
 
     @Test
     void stampedValueIsCheckedThroughTheCache() {
-        try (Cache cache = FixedHyperClockCache.builder().capacity(1 << 20)
+        try (Cache cache = HyperClockCache.builder().capacity(1 << 20)
                 .estimatedEntryCharge(100).build();
              ValueGen values = new ValueGen(100, 0.5, true)) {
             Random64 rnd = new Random64(3);
