@@ -20,13 +20,22 @@ import java.lang.foreign.MemorySegment;
  * Java heap.
  *
  * <h2>Misuse</h2>
- * Misused handles are refused with an exception and change nothing: no call sequence crashes the
- * JVM, frees memory twice, or hands a caller another key's bytes. Every handle carries a 31-bit
- * check: the generation its entry's slot was given, which moves on whenever the slot takes an
- * entry, through all 2^31 generations in an order drawn per slot and per cache; every use
- * compares it with the slot's, and reads through a handle compare it again after reading, so an
- * entry freed in between throws instead of returning freed memory. What is refused, and with
- * what certainty:
+ * Misused handles are refused with an {@link IllegalStateException} and change nothing: the same
+ * exception on every cache type, whether the handle is stale, released, another cache's or made
+ * up (which of these a number is cannot be told from its bits, only that it names no entry it
+ * may use). Other misuse throws as each method says: a bad size {@link IllegalArgumentException},
+ * a null argument {@link NullPointerException}, a closed cache {@link IllegalStateException}.
+ * No call sequence crashes the JVM or frees memory twice, and no call returns another key's
+ * bytes: {@link #get(long, long, byte[], int) get} and {@link #read} return only the bytes (or a
+ * reader's result on the bytes) of the key's entry, and {@link #copyValue} only those of the
+ * entry its handle names (refusing other handles with the certainty listed below), throwing if
+ * that entry is freed under them. A {@link #value} view is the exception: it is a window on
+ * memory, not a copy, and read after its handle's release it may show another key's bytes (see
+ * below). Every handle carries a 31-bit check: the generation its entry's slot was given, which
+ * moves on whenever the slot takes an entry, through all 2^31 generations in an order drawn per
+ * slot and per cache; every use compares it with the slot's, and reads through a handle compare
+ * it again after reading, so an entry freed in between throws instead of returning freed
+ * memory. What is refused, and with what certainty:
  * <ul>
  *   <li>a handle whose entry was freed: always, until its slot has been reused 2^31 times;</li>
  *   <li>a made-up number, another cache's handle, a handle with any bit changed: all but about
@@ -396,8 +405,8 @@ public interface Cache extends AutoCloseable {
      * @param handle a pinned handle of this cache; not to be used again
      * @param eraseIfLastRef whether to erase the entry if this is its last reference
      * @return {@code true} if this freed the entry
-     * @throws IllegalStateException if the handle is not pinned (double release) or stale
-     * @throws IllegalArgumentException if the handle does not belong to this cache
+     * @throws IllegalStateException if the handle is not pinned (double release), stale, or not
+     *     this cache's (see "Misuse" above)
      */
     boolean release(long handle, boolean eraseIfLastRef);
 

@@ -201,8 +201,10 @@ public abstract class HyperClockCache extends EngineCache {
         return stamp;
     }
 
-    private static IllegalArgumentException notOurs(long handle) {
-        return new IllegalArgumentException("handle " + handle + " does not belong to this cache");
+    /** Handle misuse is always an IllegalStateException (Cache, "Misuse"), whatever the bits. */
+    private static IllegalStateException notOurs(long handle) {
+        return new IllegalStateException("handle " + handle + " is not a handle of this cache"
+                + " (made up, or from another cache)");
     }
 
     private static IllegalStateException stale(long handle) {

@@ -161,8 +161,10 @@ public final class LruCache extends EngineCache {
         return shards[LruHandle.shard(handle, shardBits)];
     }
 
-    private static IllegalArgumentException foreign(long handle) {
-        return new IllegalArgumentException("handle " + handle + " does not belong to this cache");
+    /** Handle misuse is always an IllegalStateException (Cache, "Misuse"), whatever the bits. */
+    private static IllegalStateException foreign(long handle) {
+        return new IllegalStateException("handle " + handle + " is not a handle of this cache"
+                + " (made up, or from another cache)");
     }
 
     @Override

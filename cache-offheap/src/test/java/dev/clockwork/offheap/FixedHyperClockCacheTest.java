@@ -384,7 +384,7 @@ class FixedHyperClockCacheTest {
                 () -> cache.insert(1, 1, v, 5, 10, 10, Priority.LOW));
         assertThrows(IllegalArgumentException.class, () -> cache.setCapacity(0));
 
-        assertThrows(IllegalArgumentException.class, () -> cache.release(12345));
+        assertThrows(IllegalStateException.class, () -> cache.release(12345)); // made up
         var other = cache(1 << 20, 1024);
         long foreign = other.insertPinned(1, 1, v, 0, 10, 10, Priority.LOW);
         long ours = cache.insertPinned(1, 1, v, 0, 10, 10, Priority.LOW);

@@ -48,8 +48,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  *   <li>Every read a thread makes through a handle it holds returns exactly its entry's bytes
  *       (key and version), and a read through a released handle returns that entry's bytes or is
  *       refused: never another entry's.</li>
- *   <li>Every refusal is an {@link IllegalStateException} or {@link IllegalArgumentException};
- *       any other exception fails.</li>
+ *   <li>Every refusal is an {@link IllegalStateException}, whatever the handle's bits; any
+ *       other exception fails.</li>
  *   <li>A second release accepted after the first one freed the entry fails at once (a double
  *       free).</li>
  *   <li>Made-up handles are accepted at most {@link MisuseKit#allowedForgeries} times.</li>

@@ -140,11 +140,12 @@ final class MisuseKit {
     }
 
     /**
-     * Whether an exception is the way a refused call must fail: {@link IllegalStateException}
-     * (stale, not pinned, closed) or {@link IllegalArgumentException} (not this cache's).
+     * Whether an exception is the way a refused call must fail: {@link IllegalStateException},
+     * for every misused handle (stale, not pinned, made up, another cache's) and a closed cache
+     * alike (Cache's "Misuse").
      */
     static boolean isRefusal(Throwable e) {
-        return e instanceof IllegalStateException || e instanceof IllegalArgumentException;
+        return e instanceof IllegalStateException;
     }
 
     /**

@@ -29,8 +29,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * read after release {@link ReleasedLargeValueViewTest}), on every cache type they apply to.
  * Each runs thousands of rounds in well under a few seconds.
  *
- * <p>The contract checked: a refused call throws {@link IllegalStateException} or
- * {@link IllegalArgumentException} and changes nothing; of two releases of a handle holding one
+ * <p>The contract checked: a refused call throws {@link IllegalStateException} and changes
+ * nothing; of two releases of a handle holding one
  * reference exactly one succeeds; a stale or made-up handle never reads, references or releases
  * another entry; a read either returns the bytes of the handle's own entry or is refused; the
  * accounting (usage, pinned usage, standalone usage) comes back exactly; and close returns every

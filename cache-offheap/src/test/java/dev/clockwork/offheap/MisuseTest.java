@@ -88,7 +88,11 @@ class MisuseTest {
         cache.release(h);
     }
 
-    /** Every use of a handle the cache must refuse. */
+    /**
+     * Every use of a handle the cache must refuse, each with {@link IllegalStateException}: the
+     * one type of every handle misuse on every cache type (Cache's "Misuse"), whether the
+     * handle's bits point outside the tables or at a slot of another generation.
+     */
     private static void assertRefused(Cache cache, long handle) {
         List<Executable> uses = List.of(
                 () -> cache.value(handle),
@@ -102,8 +106,8 @@ class MisuseTest {
         for (Executable use : uses) {
             RuntimeException e = assertThrows(RuntimeException.class, use,
                     "handle " + Long.toHexString(handle) + " was accepted");
-            assertTrue(e instanceof IllegalArgumentException || e instanceof IllegalStateException,
-                    e.toString());
+            assertEquals(IllegalStateException.class, e.getClass(),
+                    "handle " + Long.toHexString(handle) + ": " + e);
             assertTrue(e.getMessage().contains("handle"), e.getMessage());
         }
     }
@@ -229,25 +233,33 @@ class MisuseTest {
     }
 
     /**
-     * Made-up handles: random numbers, and every one-bit change of a live handle (the only entry,
-     * so a changed bit cannot land on another live entry's handle by construction).
+     * Made-up handles: random numbers, and every one-bit change of a live handle: of a table entry
+     * and of a second pin of its key (a standalone entry in a HyperClock cache, the key's new
+     * entry in an LRU one), so that changed bits point both into and outside the tables.
      */
     @ParameterizedTest
     @EnumSource(CacheKind.class)
     void madeUpHandlesAreRefused(CacheKind kind) {
         Cache cache = cache(kind);
         long live = pin(cache, 3, 100);
+        long second = pin(cache, 3, 100);
         SplittableRandom random = new SplittableRandom(kind.ordinal());
         for (int i = 0; i < 2_000; i++) {
             long madeUp = random.nextLong();
-            if (madeUp != live && madeUp != Cache.MISS) {
+            if (madeUp != live && madeUp != second && madeUp != Cache.MISS) {
                 assertRefused(cache, madeUp);
             }
         }
         for (int bit = 0; bit < 64; bit++) {
-            assertRefused(cache, live ^ (1L << bit));
+            for (long flipped : new long[] {live ^ (1L << bit), second ^ (1L << bit)}) {
+                if (flipped != live && flipped != second) {
+                    assertRefused(cache, flipped);
+                }
+            }
         }
         assertRefused(cache, Cache.MISS);
+        assertHolds(cache, second, 3, 100);
+        cache.release(second);
         assertHolds(cache, live, 3, 100);
         cache.release(live);
         assertEquals(0, cache.pinnedUsage());
