@@ -19,6 +19,27 @@ import java.lang.foreign.MemorySegment;
  * {@link #release(long)}; a handle must not be used after its release. Handles cost nothing on the
  * Java heap.
  *
+ * <h2>Not found</h2>
+ * Each call says "not cached" in the type of what it returns, so the API has four spellings:
+ * <ul>
+ *   <li>{@link #lookup} and {@link #insertPinned} return {@link #MISS}, 0: a handle, and no
+ *       handle is 0 (nor negative), so {@code h != MISS} is the test, as {@code nullptr} is for
+ *       RocksDB's handles.</li>
+ *   <li>{@link #get(long, long, byte[], int) get} returns {@link #ABSENT}, -1: a length, and 0
+ *       is a length (an empty value is a value), so "absent" must be negative.</li>
+ *   <li>{@link #read} returns the caller's {@code ifAbsent}: its result is whatever the
+ *       {@link ValueReader} computes, any {@code long}, so the cache cannot reserve a value;
+ *       the caller passes one its reader never returns ({@link #ABSENT} for a reader whose
+ *       results are never negative).</li>
+ *   <li>{@code CopyingCache.get(key)} returns {@code null}: it returns a new array, and no
+ *       array is Java's "no object" ({@code Map.get}); its {@code get(key, dst, offset)} returns
+ *       a length, so {@link #ABSENT}, as {@code get} here.</li>
+ * </ul>
+ * {@code MISS} and {@code ABSENT} are not one constant because they are never compared with the
+ * same thing: one is tested against handles, the other against lengths, and each is a value its
+ * own type cannot take. (-1 would do for handles too, but 0 is the null handle of C and RocksDB,
+ * and one constant for both would suggest that a handle and a length could be compared.)
+ *
  * <h2>Misuse</h2>
  * Misused handles are refused with an {@link IllegalStateException} and change nothing: the same
  * exception on every cache type, whether the handle is stale, released, another cache's or made
@@ -103,7 +124,11 @@ import java.lang.foreign.MemorySegment;
  */
 public interface Cache extends AutoCloseable {
 
-    /** The handle {@link #lookup} returns for a key that is not in the cache. */
+    /**
+     * The handle {@link #lookup} returns for a key that is not in the cache (and
+     * {@link #insertPinned} for a refused insert). No handle is 0; see "Not found" above for the
+     * other calls' spellings.
+     */
     long MISS = 0L;
 
     /**
@@ -271,7 +296,10 @@ public interface Cache extends AutoCloseable {
      */
     long copyValue(long handle, MemorySegment dst, long offset);
 
-    /** What {@link #get} returns for a key that is not in the cache. */
+    /**
+     * What {@link #get} returns for a key that is not in the cache: -1, as 0 is the length of an
+     * empty value; see "Not found" above for the other calls' spellings.
+     */
     int ABSENT = -1;
 
     /**

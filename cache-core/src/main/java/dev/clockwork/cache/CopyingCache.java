@@ -104,7 +104,7 @@ public final class CopyingCache implements AutoCloseable {
      * @param key the key's bytes, any length
      * @param dst where to copy the value
      * @param offset index in {@code dst} of the value's first byte
-     * @return the value's length, or {@code -1} if the key is not cached
+     * @return the value's length, or {@link Cache#ABSENT} if the key is not cached
      * @throws IllegalArgumentException if the value does not fit in {@code dst} after
      *     {@code offset}; nothing is copied then
      * @throws IndexOutOfBoundsException if {@code offset} is not in {@code [0, dst.length]}
@@ -187,7 +187,7 @@ public final class CopyingCache implements AutoCloseable {
      * @param key the key's bytes: the whole segment, heap or native
      * @param dst where to copy the value
      * @param offset index in {@code dst} of the value's first byte
-     * @return the value's length, or {@code -1} if the key is not cached
+     * @return the value's length, or {@link Cache#ABSENT} if the key is not cached
      * @throws IllegalArgumentException if the value does not fit in {@code dst} after
      *     {@code offset}; nothing is copied then
      * @throws IndexOutOfBoundsException if {@code offset} is not in {@code [0, dst.length]}
@@ -205,7 +205,7 @@ public final class CopyingCache implements AutoCloseable {
      *
      * @param key the key's bytes: the whole segment, heap or native
      * @param dst where to copy the value, from its first byte
-     * @return the value's length, or {@code -1} if the key is not cached
+     * @return the value's length, or {@link Cache#ABSENT} if the key is not cached
      * @throws IllegalArgumentException if the value is larger than {@code dst}; nothing is copied
      *     then
      */
