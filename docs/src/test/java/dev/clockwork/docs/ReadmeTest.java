@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -19,13 +18,17 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The README's quick start works as pasted: its Java block is saved as {@code QuickStart.java} and
- * run with the README's own command (the JDK's source launcher, on the library's two jars or class
- * directories), and prints what the README says it prints; the coordinates and jar names the
+ * its shell block run by bash as it stands, but for two paths (the launcher's, as the block runs
+ * in a directory of its own, and the library's two jars, which this build may have as class
+ * directories), and it prints what the README says it prints; the coordinates and jar names the
  * README gives carry this build's version.
  */
 class ReadmeTest {
     private static final Path README = Path.of("..", "README.md");
     private static final Pattern JAVA_BLOCK = Pattern.compile("```java\n(.*?)```", Pattern.DOTALL);
+    private static final Pattern SH_BLOCK = Pattern.compile("```sh\n(.*?)```", Pattern.DOTALL);
+    private static final String JARS = "cache-core/target/cache-core-%1$s.jar:"
+            + "cache-offheap/target/cache-offheap-%1$s.jar";
     private static final long RUN_SECONDS = 120;
 
     private static String readme() throws IOException {
@@ -45,17 +48,25 @@ class ReadmeTest {
         String section = quickStartSection(readme());
         Matcher block = JAVA_BLOCK.matcher(section);
         assertTrue(block.find(), "a java block in the Quick start");
-        Path source = dir.resolve("QuickStart.java");
-        Files.writeString(source, block.group(1), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve("QuickStart.java"), block.group(1), StandardCharsets.UTF_8);
+        Matcher run = SH_BLOCK.matcher(section);
+        assertTrue(run.find(block.end()), "a sh block after the java block");
+        String jars = String.format(JARS, System.getProperty("clockwork.version"));
+        String launcher = Path.of("..", "clockwork").toAbsolutePath().normalize().toString();
+        assertTrue(run.group(1).contains(jars) && run.group(1).contains("./clockwork "),
+                "the run command names the jars and the launcher: " + run.group(1));
+        String script = run.group(1).replace(jars, libraryClassPath())
+                .replace("./clockwork ", launcher + " ");
 
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", libraryClassPath(),
-                source.toString()));
-        Process run = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(run.waitFor(RUN_SECONDS, TimeUnit.SECONDS), "QuickStart did not finish");
-        assertEquals(0, run.exitValue(), output);
+        ProcessBuilder bash = new ProcessBuilder("bash", "-euo", "pipefail", "-c", script)
+                .directory(dir.toFile()).redirectErrorStream(true);
+        // A JDK 22+ for the launcher to find first: this test's own.
+        bash.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        Process process = bash.start();
+        String output = new String(process.getInputStream().readAllBytes(),
+                StandardCharsets.UTF_8);
+        assertTrue(process.waitFor(RUN_SECONDS, TimeUnit.SECONDS), "QuickStart did not finish");
+        assertEquals(0, process.exitValue(), output);
         assertEquals(List.of("the bytes of block 7:4096", "25 bytes copied"),
                 output.lines().toList(), "what QuickStart printed");
         assertTrue(section.contains("It prints `the bytes of block 7:4096` and `25 bytes copied`"),
