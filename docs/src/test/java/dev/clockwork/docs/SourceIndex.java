@@ -30,7 +30,7 @@ final class SourceIndex {
     private static final Pattern MEMBER = Pattern.compile(
             "(?<=[\\w>\\]]\\s{1,40})([A-Za-z_$][\\w$]*)\\s*(?=[(=;,])");
     private static final Pattern ENUM_CONSTANT = Pattern.compile(
-            "(?:^|[{,])\\s*(?:@\\w+\\s*)*([A-Z][A-Z0-9_]*)\\s*(?=[(,;{}])");
+            "(?:^|[{,])\\s*(?:@\\w+\\s*)*([A-Z][A-Z0-9_]*)\\s*(?=[(,;{}]|$)");
     private static final Pattern EVENT_NAME = Pattern.compile(
             "@Name\\(\"dev\\.clockwork\\.([A-Z]\\w*)\"\\)");
     private static final Pattern SUPER = Pattern.compile("\\b(?:extends|implements)\\s+([^{]*)");
