@@ -373,7 +373,7 @@ public interface Cache extends AutoCloseable {
      * the value optimistically and its result counts only if the entry did not change meanwhile,
      * else it runs again (at most a few times, then under a reference). So the reader may run more
      * than once and on bytes that are not the value's, and must follow {@link ValueReader}'s rules.
-     * This default pins the entry for the call.
+     * The interface's default method pins the entry for the call.
      *
      * @param key0 the key's first 64 bits (any value)
      * @param key1 the key's second 64 bits (any value)

@@ -183,7 +183,11 @@ public final class CheckedCache implements Cache {
         return cache.copyValue(pinOf(pin).handle, dst, offset);
     }
 
-    /** Holds no handle, so nothing to check: the wrapped cache's own read (write-free there). */
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Holds no handle, so nothing to check: the wrapped cache's own read (write-free there).
+     */
     @Override
     public int get(long key0, long key1, byte[] dst, int offset) {
         return cache.get(key0, key1, dst, offset);
@@ -194,7 +198,11 @@ public final class CheckedCache implements Cache {
         return cache.get(key0, key1, dst, offset);
     }
 
-    /** Holds no handle afterwards, so nothing to check: the wrapped cache's own read. */
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Holds no handle afterwards, so nothing to check: the wrapped cache's own read.
+     */
     @Override
     public long read(long key0, long key1, ValueReader reader, long ifAbsent) {
         return cache.read(key0, key1, reader, ifAbsent);

@@ -345,7 +345,12 @@ public abstract class ShardedCache implements Cache {
                 dst.byteSize() - offset);
     }
 
-    /** Without a reference while it can ({@link OptimisticRead}), else under one. */
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Here: without a reference on the HyperClock caches, unless the entry changed under each
+     * of a few tries in a row; under a reference on the LRU cache.
+     */
     @Override
     public final long read(long key0, long key1, ValueReader reader, long ifAbsent) {
         checkOpen();

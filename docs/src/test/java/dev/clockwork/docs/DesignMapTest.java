@@ -22,9 +22,10 @@ import org.junit.jupiter.api.Test;
  * The docs name only what exists: every class and {@code Class.member} a page names in backticks
  * is in the sources, and every relative link points at a file of the checkout.
  *
- * <p>Pages: {@code README.md} and {@code docs/*.md} (not {@code docs/results/} nor
- * {@code docs/charts/}, which hold raw and generated output). Fenced code blocks are skipped (shell
- * commands, Java to paste); only inline code spans ({@code `...`}) are read.
+ * <p>Pages: {@code README.md}, {@code CHANGELOG.md} and {@code docs/*.md} (not
+ * {@code docs/results/} nor {@code docs/charts/}, which hold raw and generated output). Fenced
+ * code blocks are skipped (shell commands, Java to paste); only inline code spans ({@code `...`})
+ * are read.
  *
  * <p>The rule for a code span: it is checked when its whole text is a name, {@code Name},
  * {@code Name.member} or {@code Name.Nested.member}, optionally followed by an argument list
@@ -202,6 +203,7 @@ class DesignMapTest {
     private static List<Path> pages() throws IOException {
         List<Path> pages = new ArrayList<>();
         pages.add(ROOT.resolve("README.md"));
+        pages.add(ROOT.resolve("CHANGELOG.md"));
         try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
             docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
         }

@@ -128,16 +128,34 @@ public final class FileCacheKey {
         return base1 ^ (offset >>> 2);
     }
 
+    /**
+     * Two base keys are equal when they give every block the same key: the same {@link #key0()}
+     * and the same {@link #key1(long)} at every offset (so the same file, by the scheme above).
+     *
+     * @param o any object, or null
+     * @return whether {@code o} is a {@code FileCacheKey} with the same two words
+     */
     @Override
     public boolean equals(Object o) {
         return o instanceof FileCacheKey k && k.key0 == key0 && k.base1 == base1;
     }
 
+    /**
+     * A hash of the two words, consistent with {@link #equals(Object)}.
+     *
+     * @return the hash code
+     */
     @Override
     public int hashCode() {
         return Long.hashCode(key0 * 31 + base1);
     }
 
+    /**
+     * The base key's two words in hexadecimal, for logs: {@code key0} and the second word at
+     * offset 0, as {@code FileCacheKey[00000000000000ab, 00000000000000cd]}.
+     *
+     * @return the two words, 16 hexadecimal digits each
+     */
     @Override
     public String toString() {
         return String.format("FileCacheKey[%016x, %016x]", key0, base1);
