@@ -48,6 +48,10 @@ import org.openjdk.jmh.annotations.Warmup;
  *       empty cache (made and closed outside the timing): one pass, checks and inserts.</li>
  *   <li>{@code loadFromFile}: {@code load(Path)}: the file read twice, once to verify it whole,
  *       once to insert (the file is in the page cache: it was just written).</li>
+ *   <li>{@code insertFloor}: the same entries inserted into a new cache straight from one
+ *       {@code byte[]}, without a dump: what a load cannot go below (the inserts, the new
+ *       cache's first touch of its memory), so that {@code loadFromMemory / insertFloor} is
+ *       what the format and its checks add.</li>
  * </ul>
  */
 @BenchmarkMode(Mode.SingleShotTime)
@@ -68,6 +72,9 @@ public class DumpLoadBenchmark {
     private Path file;
     private Arena arena;
     private MemorySegment dump;
+    private final byte[] floorBlock = new byte[16 << 10];
+    private static final int[] SIZES = {4 << 10, 8 << 10, 16 << 10};
+    private static final Priority[] PRIORITIES = Priority.values();
 
     static EngineCache build(String type) {
         long capacity = CAPACITY_MIB << 20;
@@ -89,13 +96,12 @@ public class DumpLoadBenchmark {
         SplittableRandom random = new SplittableRandom(42);
         byte[] block = new byte[16 << 10];
         random.nextBytes(block);
-        int[] sizes = {4 << 10, 8 << 10, 16 << 10};
-        Priority[] priorities = Priority.values();
+        random.nextBytes(floorBlock);
         long k = 0;
         for (long bytes = 0; bytes < VALUE_TOTAL; k++) {
-            int size = sizes[(int) (k % 3)];
+            int size = SIZES[(int) (k % 3)];
             block[0] = (byte) k; // no two values alike
-            source.insert(k, ~k, block, 0, size, size, priorities[(int) (k % 3)]);
+            source.insert(k, ~k, block, 0, size, size, PRIORITIES[(int) (k % 3)]);
             bytes += size;
         }
         file = Files.createTempFile("clockwork-dump-bench-", ".dump");
@@ -127,6 +133,18 @@ public class DumpLoadBenchmark {
     @TearDown(Level.Invocation)
     public void closeTarget() {
         target.close();
+    }
+
+    @Benchmark
+    public long insertFloor() {
+        long k = 0;
+        for (long bytes = 0; bytes < VALUE_TOTAL; k++) {
+            int size = SIZES[(int) (k % 3)];
+            floorBlock[0] = (byte) k;
+            target.insert(k, ~k, floorBlock, 0, size, size, PRIORITIES[(int) (k % 3)]);
+            bytes += size;
+        }
+        return k;
     }
 
     @Benchmark
@@ -183,7 +201,8 @@ public class DumpLoadBenchmark {
                 return -1;
             }
             int n = (int) Math.min(dst.remaining(), source.byteSize() - position);
-            MemorySegment.copy(source, position, MemorySegment.ofBuffer(dst), dst.position(), n);
+            // ofBuffer's segment starts at the buffer's position
+            MemorySegment.copy(source, position, MemorySegment.ofBuffer(dst), 0, n);
             dst.position(dst.position() + n);
             position += n;
             return n;
