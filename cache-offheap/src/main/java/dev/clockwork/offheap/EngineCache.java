@@ -48,7 +48,8 @@ public abstract class EngineCache extends ShardedCache {
      * erased-but-pinned entries are not written. The dump reads entries as a visit does (a
      * HyperClock entry is referenced while copied, not as a use; an LRU shard's lock is held per
      * batch of 64 entries), so it changes neither hit ratio nor eviction order. Memory: one
-     * direct buffer of 1 MiB on the heap's side, and a native bit per slot or record.
+     * direct buffer of 1 MiB (a block) and one native bit per slot or record; nothing per entry
+     * on the Java heap. docs/dump.md has the walks and the format.
      *
      * @param out where the dump goes, a blocking channel; not closed here
      * @return what was written
