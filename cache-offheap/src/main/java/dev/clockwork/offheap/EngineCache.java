@@ -11,7 +11,9 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.WritableByteChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 
 /**
@@ -69,7 +71,10 @@ public abstract class EngineCache extends ShardedCache {
     }
 
     /**
-     * {@link #dump(WritableByteChannel)} to a file, created or replaced.
+     * {@link #dump(WritableByteChannel)} to a file, created or replaced: written to a sibling
+     * named {@code <file>.partial}, then moved over {@code file} when whole, so that a dump that
+     * fails (the cache closed, the disk full) leaves the previous dump as it was. Not synced to
+     * the disk: a crash of the machine soon after may leave a file the load refuses.
      *
      * @param file the dump file
      * @return what was written
@@ -77,10 +82,18 @@ public abstract class EngineCache extends ShardedCache {
      */
     public final DumpSummary dump(Path file) throws IOException {
         Args.requireNonNull("file", file);
-        try (FileChannel out = FileChannel.open(file, StandardOpenOption.CREATE,
+        Path partial = file.resolveSibling(file.getFileName() + ".partial");
+        DumpSummary summary;
+        try (FileChannel out = FileChannel.open(partial, StandardOpenOption.CREATE,
                 StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-            return dump(out);
+            summary = dump(out);
+        } catch (IOException | RuntimeException | Error e) {
+            Files.deleteIfExists(partial);
+            throw e;
         }
+        Files.move(partial, file, StandardCopyOption.REPLACE_EXISTING,
+                StandardCopyOption.ATOMIC_MOVE);
+        return summary;
     }
 
     /**

@@ -7,6 +7,7 @@ import static dev.clockwork.offheap.DumpTestKit.key0;
 import static dev.clockwork.offheap.DumpTestKit.key1;
 import static dev.clockwork.offheap.DumpTestKit.records;
 import static dev.clockwork.offheap.DumpTestKit.value;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -17,6 +18,8 @@ import dev.clockwork.cache.Priority;
 import dev.clockwork.offheap.DumpTestKit.Entry;
 import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -24,6 +27,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -160,5 +164,25 @@ class DumpRaceTest {
         assertTrue(e.getMessage().contains("closed"), e.getMessage());
         assertEquals(0, NativeMemory.outstandingBytes(), "native bytes leaked");
         assertThrows(IllegalStateException.class, () -> cache.dump(closing));
+    }
+
+    /** A file dump that fails leaves the previous dump in place, and no partial file. */
+    @ParameterizedTest
+    @EnumSource(CacheKind.class)
+    void aFailedFileDumpKeepsThePreviousOne(CacheKind kind, @TempDir Path dir) throws Exception {
+        Path file = dir.resolve("cache.dump");
+        EngineCache cache = (EngineCache) kind.builder(64 << 20, 4 << 10).numShardBits(1)
+                .admission(AdmissionPolicy.NONE).build();
+        for (int k = 0; k < 300; k++) {
+            insert(cache, k, 4 << 10);
+        }
+        cache.dump(file);
+        byte[] previous = Files.readAllBytes(file);
+        cache.close();
+        assertThrows(IllegalStateException.class, () -> cache.dump(file));
+        assertArrayEquals(previous, Files.readAllBytes(file), "the previous dump is intact");
+        try (var files = Files.list(dir)) {
+            assertEquals(1, files.count(), "no partial file left");
+        }
     }
 }
