@@ -6,6 +6,7 @@
 module dev.clockwork.cache {
     exports dev.clockwork.cache;
     exports dev.clockwork.cache.admission;
+    exports dev.clockwork.cache.dump;
     exports dev.clockwork.cache.hash;
     exports dev.clockwork.cache.key;
     // Argument checks shared with the caches; not API.

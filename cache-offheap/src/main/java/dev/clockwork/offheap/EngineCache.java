@@ -1,8 +1,20 @@
 package dev.clockwork.offheap;
 
 import dev.clockwork.cache.admission.Admission;
+import dev.clockwork.cache.dump.DumpFormat;
+import dev.clockwork.cache.dump.DumpFormatException;
+import dev.clockwork.cache.dump.DumpWriter;
+import dev.clockwork.cache.internal.Args;
 import dev.clockwork.offheap.context.CacheContext;
 import dev.clockwork.offheap.shard.Shard;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.channels.WritableByteChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 
 /**
  * What a storage engine asks of its block cache beyond the index's lookup, insert and erase,
@@ -13,9 +25,137 @@ import dev.clockwork.offheap.shard.Shard;
  * that the operations see the index's package-private hooks and every type gets them the same.
  */
 public abstract class EngineCache extends ShardedCache {
+    /** The seed the index hashes keys with: a dump recovers the callers' keys with it. */
+    final long keyHashSeed;
 
     EngineCache(CacheContext context, Shard[] shards, long capacity, long hashSeed,
                 Admission admission) {
         super(context, shards, capacity, hashSeed, admission);
+        this.keyHashSeed = hashSeed;
     }
+
+    // ---------------------------------------------------------------- dump and load
+
+    /**
+     * Writes the cache's entries to {@code out}, hottest first, in the dump format
+     * ({@link DumpFormat}), for {@link #load} into a new cache after a restart (RocksDB's
+     * {@code CacheDumper}). Each entry's key (as the caller gave it), value, charge and a
+     * priority go out: a HyperClock cache writes its entries by clock countdown, highest first,
+     * with the priority that starts an entry at that countdown; an LRU cache writes them most
+     * recent first, with their insert priority, or HIGH if hit since.
+     *
+     * <p>The cache stays in use meanwhile. Every entry in the cache (findable by lookup) for the
+     * whole dump is written exactly once, whole and as it was; an entry inserted, erased or
+     * evicted during the dump is written at most once; as {@link #forEachEntry}, standalone and
+     * erased-but-pinned entries are not written. The dump reads entries as a visit does (a
+     * HyperClock entry is referenced while copied, not as a use; an LRU shard's lock is held per
+     * batch of 64 entries), so it changes neither hit ratio nor eviction order. Memory: one
+     * direct buffer of 1 MiB (a block) and one native bit per slot or record; nothing per entry
+     * on the Java heap. docs/dump.md has the walks and the format.
+     *
+     * @param out where the dump goes, a blocking channel; not closed here
+     * @return what was written
+     * @throws IOException if the channel fails; the bytes written so far are no valid dump
+     * @throws IllegalStateException if the cache is closed, or closes during the dump
+     * @throws NullPointerException if {@code out} is null
+     */
+    public final DumpSummary dump(WritableByteChannel out) throws IOException {
+        Args.requireNonNull("out", out);
+        checkOpen();
+        long start = System.nanoTime();
+        DumpWriter writer = new DumpWriter(out, dumpOrder(), DumpFormat.DEFAULT_BLOCK_BYTES);
+        dumpEntries(writer);
+        writer.finish();
+        return new DumpSummary(writer.entries(), writer.valueBytes(), writer.fileBytes(),
+                System.nanoTime() - start);
+    }
+
+    /**
+     * {@link #dump(WritableByteChannel)} to a file, created or replaced: written to a sibling
+     * named {@code <file>.partial}, then moved over {@code file} when whole, so that a dump that
+     * fails (the cache closed, the disk full) leaves the previous dump as it was. Not synced to
+     * the disk: a crash of the machine soon after may leave a file the load refuses.
+     *
+     * @param file the dump file
+     * @return what was written
+     * @throws IOException if the file cannot be written
+     */
+    public final DumpSummary dump(Path file) throws IOException {
+        Args.requireNonNull("file", file);
+        Path partial = file.resolveSibling(file.getFileName() + ".partial");
+        DumpSummary summary;
+        try (FileChannel out = FileChannel.open(partial, StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+            summary = dump(out);
+        } catch (IOException | RuntimeException | Error e) {
+            Files.deleteIfExists(partial);
+            throw e;
+        }
+        Files.move(partial, file, StandardCopyOption.REPLACE_EXISTING,
+                StandardCopyOption.ATOMIC_MOVE);
+        return summary;
+    }
+
+    /**
+     * Inserts the entries of a dump ({@link #dump}) into this cache, hottest first, and only
+     * once the dump proves whole: each block's records are inserted once its checksums agree,
+     * and if anything is refused afterwards (a later block corrupt, the stream cut short, the
+     * trailer's counts or whole-file check wrong) every key this load inserted is erased again
+     * before the exception is thrown, so a refused load leaves a cache that nothing else
+     * changed meanwhile as it was: usage and entry count included. Meant for a new cache: a
+     * key the cache held already is replaced or kept as {@code insert} does, and a rollback
+     * erases it.
+     *
+     * <p>A cache too small: entries are inserted while they fit in the capacity left (usage is
+     * read every 64 entries and counted up in between); from the first entry that does not fit
+     * on, the rest of the dump is read and verified but not inserted ({@link
+     * LoadSummary#skipped()}), so the hottest entries are the ones loaded and none of them is
+     * evicted for a colder one. Inserts go through admission as any insert does.
+     *
+     * @param in the dump, read to its end; not closed here
+     * @return what was read and inserted
+     * @throws DumpFormatException if the dump is refused: not a dump, another version, cut
+     *     short, or corrupt; its message says what and where
+     * @throws IOException if the channel fails (nothing stays inserted either)
+     * @throws IllegalStateException if the cache is closed
+     */
+    public final LoadSummary load(ReadableByteChannel in) throws IOException {
+        Args.requireNonNull("in", in);
+        checkOpen();
+        return DumpLoad.load(this, in);
+    }
+
+    /**
+     * {@link #load(ReadableByteChannel)} from a file, verified whole before the first insert: the
+     * file is read twice, once to check every checksum and count, then to insert. So a refused
+     * file changes nothing at all, not even the slots an Auto table would have grown by (which a
+     * refused channel load's rollback leaves: see below); the rollback stays for a file changed
+     * between the two reads.
+     *
+     * <p>Why the channel form cannot do the same: its stream may be read once only, and holding
+     * it all to verify first would take the dump's size in memory. Its rollback erases what it
+     * inserted, which restores usage and entry count exactly on the fixed table and the LRU; an
+     * Auto table keeps the slots it grew by (it never shrinks), charged as metadata when
+     * metadata is charged, as after any inserts and erases.
+     *
+     * @param file the dump file
+     * @return what was read and inserted
+     * @throws DumpFormatException if the file is refused (then the cache is unchanged)
+     * @throws IOException if the file cannot be read
+     */
+    public final LoadSummary load(Path file) throws IOException {
+        Args.requireNonNull("file", file);
+        checkOpen();
+        try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
+            DumpLoad.verify(in);
+            in.position(0);
+            return DumpLoad.load(this, in);
+        }
+    }
+
+    /** Writes every entry to the writer, hottest first ({@link #dump}'s walk, per type). */
+    abstract void dumpEntries(DumpWriter writer) throws IOException;
+
+    /** {@link DumpFormat#ORDER_CLOCK} or {@link DumpFormat#ORDER_RECENCY}. */
+    abstract int dumpOrder();
 }

@@ -4,8 +4,11 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.admission.Admission;
+import dev.clockwork.cache.dump.DumpFormat;
+import dev.clockwork.cache.dump.DumpWriter;
 import dev.clockwork.cache.hash.KeyHash;
 import dev.clockwork.cache.internal.Args;
+import dev.clockwork.offheap.clock.ClockDumpWalk;
 import dev.clockwork.offheap.clock.ClockHandle;
 import dev.clockwork.offheap.clock.ClockProtocol;
 import dev.clockwork.offheap.clock.ClockShard;
@@ -18,6 +21,7 @@ import dev.clockwork.offheap.context.CloseGate;
 import dev.clockwork.offheap.entry.EntryStamp;
 import dev.clockwork.offheap.shard.InsertOutcome;
 import dev.clockwork.offheap.shard.ShardSizing;
+import java.io.IOException;
 
 /**
  * A sharded cache over {@link ClockShard}s, each holding its table ({@link ClockProtocol}): the
@@ -393,6 +397,17 @@ public abstract class HyperClockCache extends EngineCache {
                 }
             }
         }
+    }
+
+    /** By countdown, highest first: {@link ClockDumpWalk}. */
+    @Override
+    void dumpEntries(DumpWriter writer) throws IOException {
+        ClockDumpWalk.dump(tables, writer, context.all(), keyHashSeed, this::checkOpen);
+    }
+
+    @Override
+    int dumpOrder() {
+        return DumpFormat.ORDER_CLOCK;
     }
 
     // ---------------------------------------------------------------- erase, capacity, stats

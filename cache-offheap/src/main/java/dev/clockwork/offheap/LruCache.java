@@ -3,14 +3,19 @@ package dev.clockwork.offheap;
 import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.admission.Admission;
+import dev.clockwork.cache.dump.DumpFormat;
+import dev.clockwork.cache.dump.DumpWriter;
 import dev.clockwork.cache.internal.Args;
 import dev.clockwork.offheap.context.CacheContext;
 import dev.clockwork.offheap.entry.EntryStamp;
 import dev.clockwork.offheap.entry.RecordSlab;
+import dev.clockwork.offheap.lru.LruDumpWalk;
 import dev.clockwork.offheap.lru.LruHandle;
 import dev.clockwork.offheap.lru.LruShard;
 import dev.clockwork.offheap.shard.InsertOutcome;
 import dev.clockwork.offheap.shard.ShardSizing;
+import java.io.IOException;
+import java.lang.foreign.Arena;
 
 /**
  * A sharded off-heap LRU cache with three priority pools, as RocksDB's LRUCache: entries, the hash
@@ -230,6 +235,36 @@ public final class LruCache extends EngineCache {
                 cursor = shard.visitEntries(handoff, visitor, readsValues, cursor, entriesPerLock);
             } while (cursor >= 0);
         }
+    }
+
+    /**
+     * Most recent first ({@link LruDumpWalk}), the shards in turn, 64 entries of each at a time,
+     * so that a dump cut short by a load into a smaller cache keeps every shard's newest.
+     */
+    @Override
+    void dumpEntries(DumpWriter writer) throws IOException {
+        try (Arena arena = Arena.ofConfined()) {
+            LruDumpWalk[] walks = new LruDumpWalk[shards.length];
+            for (int i = 0; i < shards.length; i++) {
+                walks[i] = new LruDumpWalk(shards[i], arena, context.all(), keyHashSeed);
+            }
+            for (int left = walks.length; left > 0;) {
+                left = 0;
+                for (LruDumpWalk walk : walks) {
+                    int answer = walk.batch(writer, 64);
+                    while (answer == LruDumpWalk.FULL) {
+                        writer.flush(); // outside the shard's lock
+                        answer = walk.batch(writer, 64);
+                    }
+                    left += answer == LruDumpWalk.MORE ? 1 : 0;
+                }
+            }
+        }
+    }
+
+    @Override
+    int dumpOrder() {
+        return DumpFormat.ORDER_RECENCY;
     }
 
     // ---------------------------------------------------------------- capacity and usage

@@ -4,8 +4,14 @@ import static dev.clockwork.stress.Outcomes.failure;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.cache.dump.DumpReader;
+import dev.clockwork.offheap.DumpProbe;
+import dev.clockwork.offheap.EngineCache;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.channels.Channels;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -262,6 +268,41 @@ final class VersionedKeys {
             Collections.sort(seen);
             return String.join(";", seen);
         } catch (RuntimeException | Error e) {
+            return failure(e);
+        }
+    }
+
+    /**
+     * What a dump of the cache holds, as {@link #visitAll} says what a visit saw: the labels of
+     * its records' values, sorted, each with {@code _KEY} if its key is not the one its bytes
+     * name and {@code _C<charge>} if its charge is not {@link #CHARGE}; {@code NONE} if none.
+     * The dump is read back with {@link DumpReader}, which verifies it whole.
+     */
+    static String dumpAll(EngineCache cache) {
+        try {
+            byte[] dump = DumpProbe.dump(cache);
+            DumpReader reader = new DumpReader(Channels.newChannel(new ByteArrayInputStream(dump)));
+            List<String> seen = new ArrayList<>(4);
+            while (reader.next()) {
+                MemorySegment value = MemorySegment.ofArray(reader.valueArray()).asSlice(
+                        reader.valueOffset(), reader.valueLength());
+                String label = labelOf(value);
+                if (value.byteSize() >= 16
+                        && (value.get(ValueLayout.JAVA_LONG_UNALIGNED, 0) != reader.key0()
+                        || value.get(ValueLayout.JAVA_LONG_UNALIGNED, 8) != reader.key1())) {
+                    label += "_KEY";
+                }
+                if (reader.charge() != CHARGE) {
+                    label += "_C" + reader.charge();
+                }
+                seen.add(label);
+            }
+            if (seen.isEmpty()) {
+                return "NONE";
+            }
+            Collections.sort(seen);
+            return String.join(";", seen);
+        } catch (IOException | RuntimeException | Error e) {
             return failure(e);
         }
     }

@@ -325,6 +325,17 @@ public abstract class ClockProtocol {
     }
 
     /**
+     * The countdown clock of the slot's entry if it is visible, else -1: for a dump's ranking of
+     * entries by heat. Read opaque, as the sweep reads it: a value of a moment ago will do, as
+     * the entry's clock moves on anyway. Unreferenced, both counters hold the countdown; held,
+     * the release counter still does (each release as a use adds to it, as to the clock).
+     */
+    public final int visibleCountdown(long slot) {
+        long meta = getMetaOpaque(slot);
+        return isVisible(meta) ? (int) Math.min(releaseCount(meta), ClockMeta.MAX_COUNTDOWN) : -1;
+    }
+
+    /**
      * The stamp of the slot's entry if it is visible and of this key, found without taking a
      * reference (for reads that write nothing shared); 0 (never a live stamp) if not, or if the
      * slot changed while it was read.

@@ -67,7 +67,8 @@ public final class LruShard extends LruList implements Shard {
     final LruRefusals refusals;
     /** Whether {@link #freeAll} has freed the memory (it waits for a visit to end, see there). */
     private boolean freed;
-    private final RecordSlab slab;
+    /** The records; read by a dump's walk ({@link LruDumpWalk}) under the lock. */
+    final RecordSlab slab;
     /** The cache's values: freed here under the lock, allocated by the cache. */
     private final ValueSlabs values;
     /** The admission policy and window (W-TinyLFU); null without a policy: plain LRU. */

@@ -71,6 +71,7 @@ public final class BenchCommand extends FlagCommand {
         }
         var parsed = spec.commandLine().getParseResult();
         refuse(BenchPreset.resolve(options, parsed::hasMatchedOption));
+        refuse(RestartExperiment.problem(options));
         refuse(options.validate());
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
@@ -81,6 +82,9 @@ public final class BenchCommand extends FlagCommand {
             out.printf("Using seed = %d%n", seed); // as cache_bench prints it
         }
         try (RunStop stop = RunStop.onSignal(spec.qualifiedName(), err)) {
+            if (options.restart) {
+                return restart(seed, stop, out, err);
+            }
             if (options.compare == null || options.compare.isEmpty()) {
                 return single(seed, stop, stdout, out, err);
             }
@@ -223,6 +227,17 @@ public final class BenchCommand extends FlagCommand {
             results.add(bench.result());
         }
         return rc;
+    }
+
+    /** {@code -restart}: the JIT warm-up if asked, then {@link RestartExperiment}. */
+    private int restart(long seed, RunStop stop, PrintWriter out, PrintWriter err) {
+        if (options.jitWarmupOps > 0) {
+            int rc = warmUp(seed, stop, out, err);
+            if (rc != 0 || stop.requested()) {
+                return rc;
+            }
+        }
+        return new RestartExperiment(options, seed, stop, out, err).run();
     }
 
     /**

@@ -237,6 +237,29 @@ public final class BenchOptions {
                     + " cache_bench's defaults. Default: ${DEFAULT-VALUE}.")
     String preset;
 
+    @Option(names = "-restart", paramLabel = "<bool>", order = 42, arity = "0..1",
+            defaultValue = "false", fallbackValue = "true", converter = GFlags.Bool.class,
+            description = "Clockwork: the restart experiment. Runs the workload to warm the"
+                    + " cache, dumps the cache to -restart_dump, closes it, then twice builds a"
+                    + " new cache and runs the workload -restart_seconds on it (no population):"
+                    + " once after loading the dump, once cold. Reports the hit ratio of each"
+                    + " restart, the dump's and the load's times and rates. Clockwork's types"
+                    + " only. Default: ${DEFAULT-VALUE}.")
+    boolean restart;
+
+    @Option(names = "-restart_seconds", paramLabel = "<double>", order = 43,
+            defaultValue = "60", converter = GFlags.Double.class,
+            description = "Clockwork: with -restart, how long each restarted cache runs the"
+                    + " workload, in seconds: the hit ratio reported is that of these first"
+                    + " seconds. Default: ${DEFAULT-VALUE}.")
+    double restartSeconds;
+
+    @Option(names = "-restart_dump", paramLabel = "<path>", order = 44, defaultValue = "",
+            description = "Clockwork: with -restart, the dump file (replaced if present, kept"
+                    + " afterwards); empty: a temporary file, deleted at the end. Default:"
+                    + " none (a temporary file).")
+    String restartDump;
+
     @Option(names = {"-json", "--json"}, paramLabel = "<bool>", order = 35, arity = "0..1",
             defaultValue = "false", fallbackValue = "true", converter = GFlags.Bool.class,
             description = "Clockwork: machine-readable output. Standard output gets one line of"
