@@ -2,9 +2,8 @@ package dev.clockwork.bench;
 
 import dev.clockwork.cache.Priority;
 import dev.clockwork.offheap.AdmissionPolicy;
-import dev.clockwork.offheap.AutoHyperClockCache;
 import dev.clockwork.offheap.EngineCache;
-import dev.clockwork.offheap.FixedHyperClockCache;
+import dev.clockwork.offheap.HyperClockCache;
 import dev.clockwork.offheap.LruCache;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -79,9 +78,9 @@ public class DumpLoadBenchmark {
     static EngineCache build(String type) {
         long capacity = CAPACITY_MIB << 20;
         return switch (type) {
-            case "auto" -> AutoHyperClockCache.builder().capacity(capacity)
+            case "auto" -> HyperClockCache.builder().capacity(capacity)
                     .admission(AdmissionPolicy.NONE).build();
-            case "fixed" -> FixedHyperClockCache.builder().capacity(capacity)
+            case "fixed" -> HyperClockCache.builder().capacity(capacity)
                     .estimatedEntryCharge(9 << 10)
                     .admission(AdmissionPolicy.NONE).build();
             case "lru" -> LruCache.builder().capacity(capacity)
