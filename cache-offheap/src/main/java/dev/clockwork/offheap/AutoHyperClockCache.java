@@ -120,7 +120,8 @@ public final class AutoHyperClockCache extends HyperClockCache {
         public AutoHyperClockCache build() {
             validate();
             int shardBits = shardBits();
-            CacheContext context = new CacheContext(settings.recordStats, "AutoHyperClockCache");
+            CacheContext context = new CacheContext(settings.recordStats, settings.kindCounts(),
+                    "AutoHyperClockCache");
             CloseGate gate = new CloseGate();
             BuilderSettings o = settings;
             // Every shard has the same capacity, so reserves the same slots: what it can hold.
