@@ -99,7 +99,8 @@ class EntryKindsTest {
     void kindsRoundTripThroughInsertLookupAndVisit(CacheKind type) {
         try (ShardedCache cache = build(type, 1 << 20, KINDS)) {
             for (long key = 0; key < 100; key++) {
-                assertTrue(cache.insert(key, 1, VALUE, 0, VALUE.length, 10 + key, placementOf(key)));
+                assertTrue(cache.insert(key, 1, VALUE, 0, VALUE.length, 10 + key,
+                        placementOf(key)));
             }
             Census census = Census.of(cache);
             assertEquals(100, census.kindOfKey.size());
