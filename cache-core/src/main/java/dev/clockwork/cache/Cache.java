@@ -152,6 +152,28 @@ public interface Cache extends AutoCloseable {
     long lookup(long key0, long key1);
 
     /**
+     * As {@link #lookup(long, long)}, and counts the hit or miss under {@code kind} in
+     * {@link CacheStats#kinds()} as well as in the totals: the caller says what kind of block it
+     * looks for, as RocksDB's table reader counts its block cache's hits and misses per role (a
+     * miss has no entry to tell its kind). The kind named is counted, whatever kind the entry
+     * found was inserted with. This default counts nothing per kind: caches that count kinds
+     * override it.
+     *
+     * @param key0 the key's first 64 bits (any value)
+     * @param key1 the key's second 64 bits (any value)
+     * @param kind the kind of entry looked for, declared on the cache's builder
+     * @return as {@link #lookup(long, long)}
+     * @throws NullPointerException if {@code kind} is null
+     * @throws IllegalArgumentException if the cache counts kinds and was not built with
+     *     {@code kind}; nothing is looked up then
+     * @throws IllegalStateException as {@link #lookup(long, long)}
+     */
+    default long lookup(long key0, long key1, EntryKind kind) {
+        Args.requireNonNull("kind", kind);
+        return lookup(key0, key1);
+    }
+
+    /**
      * Inserts a copy of {@code value} under the key, without keeping a handle.
      *
      * <p>Returns {@code true} when the entry was accepted: it is in the cache, or it was
@@ -186,16 +208,18 @@ public interface Cache extends AutoCloseable {
      * @param value the value: all of the segment, at most {@code Integer.MAX_VALUE} bytes; copied,
      *     so the caller may reuse or free it when the call returns
      * @param charge what the entry counts against capacity, {@code >= 0}
-     * @param priority how hard to try to keep the entry
+     * @param placement how hard to try to keep the entry: a {@link Priority}, or an
+     *     {@link EntryKind} declared on the cache, which also tags the entry with its kind
      * @return {@code true} if the entry was accepted, {@code false} if it was refused (see above)
      * @throws IllegalArgumentException if {@code charge} is negative or larger than the capacity,
-     *     or the value is longer than {@code Integer.MAX_VALUE} bytes
-     * @throws NullPointerException if {@code value} or {@code priority} is null
+     *     the value is longer than {@code Integer.MAX_VALUE} bytes, or {@code placement} is a
+     *     kind the cache was not built with
+     * @throws NullPointerException if {@code value} or {@code placement} is null
      */
-    boolean insert(long key0, long key1, MemorySegment value, long charge, Priority priority);
+    boolean insert(long key0, long key1, MemorySegment value, long charge, Placement placement);
 
     /**
-     * As {@link #insert(long, long, MemorySegment, long, Priority)}, copying from an array.
+     * As {@link #insert(long, long, MemorySegment, long, Placement)}, copying from an array.
      *
      * @param key0 the key's first 64 bits (any value)
      * @param key1 the key's second 64 bits (any value)
@@ -203,15 +227,17 @@ public interface Cache extends AutoCloseable {
      * @param offset index in {@code value} of the value's first byte
      * @param length the value's length in bytes, {@code >= 0}
      * @param charge what the entry counts against capacity, {@code >= 0}
-     * @param priority how hard to try to keep the entry
+     * @param placement how hard to try to keep the entry: a {@link Priority}, or an
+     *     {@link EntryKind} declared on the cache, which also tags the entry with its kind
      * @return {@code true} if the entry was accepted, {@code false} if it was refused
      * @throws IndexOutOfBoundsException if {@code [offset, offset + length)} is not inside
      *     {@code value}
-     * @throws IllegalArgumentException if {@code charge} is negative or larger than the capacity
-     * @throws NullPointerException if {@code value} or {@code priority} is null
+     * @throws IllegalArgumentException if {@code charge} is negative or larger than the capacity,
+     *     or {@code placement} is a kind the cache was not built with
+     * @throws NullPointerException if {@code value} or {@code placement} is null
      */
     boolean insert(long key0, long key1, byte[] value, int offset, int length, long charge,
-                   Priority priority);
+                   Placement placement);
 
     /**
      * Inserts a copy of {@code value} and returns a pinned handle to it, or {@link #MISS} if the
@@ -224,17 +250,18 @@ public interface Cache extends AutoCloseable {
      * @param key1 the key's second 64 bits (any value)
      * @param value the value: all of the segment, at most {@code Integer.MAX_VALUE} bytes; copied
      * @param charge what the entry counts against capacity, {@code >= 0}
-     * @param priority how hard to try to keep the entry
+     * @param placement how hard to try to keep the entry: a {@link Priority}, or an
+     *     {@link EntryKind} declared on the cache, which also tags the entry with its kind
      * @return a handle that pins the new entry, to be released once; or {@link #MISS} if the
      *     insert was refused
      * @throws IllegalArgumentException as {@link #insert(long, long, MemorySegment, long,
-     * Priority)}
-     * @throws NullPointerException if {@code value} or {@code priority} is null
+     * Placement)}
+     * @throws NullPointerException if {@code value} or {@code placement} is null
      */
-    long insertPinned(long key0, long key1, MemorySegment value, long charge, Priority priority);
+    long insertPinned(long key0, long key1, MemorySegment value, long charge, Placement placement);
 
     /**
-     * As {@link #insertPinned(long, long, MemorySegment, long, Priority)}, from an array.
+     * As {@link #insertPinned(long, long, MemorySegment, long, Placement)}, from an array.
      *
      * @param key0 the key's first 64 bits (any value)
      * @param key1 the key's second 64 bits (any value)
@@ -242,17 +269,18 @@ public interface Cache extends AutoCloseable {
      * @param offset index in {@code value} of the value's first byte
      * @param length the value's length in bytes, {@code >= 0}
      * @param charge what the entry counts against capacity, {@code >= 0}
-     * @param priority how hard to try to keep the entry
+     * @param placement how hard to try to keep the entry: a {@link Priority}, or an
+     *     {@link EntryKind} declared on the cache, which also tags the entry with its kind
      * @return a handle that pins the new entry, to be released once; or {@link #MISS} if the
      *     insert was refused
      * @throws IndexOutOfBoundsException if {@code [offset, offset + length)} is not inside
      *     {@code value}
      * @throws IllegalArgumentException as {@link #insert(long, long, MemorySegment, long,
-     * Priority)}
-     * @throws NullPointerException if {@code value} or {@code priority} is null
+     * Placement)}
+     * @throws NullPointerException if {@code value} or {@code placement} is null
      */
     long insertPinned(long key0, long key1, byte[] value, int offset, int length, long charge,
-                      Priority priority);
+                      Placement placement);
 
     /**
      * A read-only view of a pinned entry's value. Valid until the handle is released; reading it

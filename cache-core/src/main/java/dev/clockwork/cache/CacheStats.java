@@ -1,5 +1,7 @@
 package dev.clockwork.cache;
 
+import java.util.List;
+
 /**
  * A point-in-time snapshot of a cache's counters. Counters are summed over shards without a global
  * lock, so a snapshot taken under load is approximate. Each counter is monotonic, except that hits
@@ -23,6 +25,8 @@ package dev.clockwork.cache;
  *     was pinned (see the eviction effort cap)
  * @param yields times a thread had to wait for another (a lock held by another thread); the
  *     lookup path never waits
+ * @param kinds one {@link KindStats} per {@link EntryKind} declared on the cache's builder, in
+ *     index order; empty when none was (and for caches that count no kinds)
  */
 public record CacheStats(
         long hits,
@@ -33,7 +37,48 @@ public record CacheStats(
         long admissionRejects,
         long evictions,
         long evictionEffortExceeded,
-        long yields) {
+        long yields,
+        List<KindStats> kinds) {
+
+    /** A snapshot of the counters in the canonical order, with the kinds' list copied. */
+    public CacheStats {
+        kinds = List.copyOf(kinds);
+    }
+
+    /**
+     * A snapshot without kinds, for caches that count none.
+     *
+     * @param hits see {@link #hits()}
+     * @param misses see {@link #misses()}
+     * @param inserts see {@link #inserts()}
+     * @param standaloneInserts see {@link #standaloneInserts()}
+     * @param memoryLimitRejects see {@link #memoryLimitRejects()}
+     * @param admissionRejects see {@link #admissionRejects()}
+     * @param evictions see {@link #evictions()}
+     * @param evictionEffortExceeded see {@link #evictionEffortExceeded()}
+     * @param yields see {@link #yields()}
+     */
+    public CacheStats(long hits, long misses, long inserts, long standaloneInserts,
+                      long memoryLimitRejects, long admissionRejects, long evictions,
+                      long evictionEffortExceeded, long yields) {
+        this(hits, misses, inserts, standaloneInserts, memoryLimitRejects, admissionRejects,
+                evictions, evictionEffortExceeded, yields, List.of());
+    }
+
+    /**
+     * The figures of one declared kind.
+     *
+     * @param kind a kind
+     * @return its figures, or {@code null} if the cache was not built with it
+     */
+    public KindStats kind(EntryKind kind) {
+        for (KindStats k : kinds) {
+            if (k.kind().equals(kind)) {
+                return k;
+            }
+        }
+        return null;
+    }
 
     /**
      * Hits divided by lookups, or 0 when there were none.

@@ -120,15 +120,20 @@ public final class CheckedCache implements Cache {
     }
 
     @Override
+    public long lookup(long key0, long key1, EntryKind kind) {
+        return newPin(cache.lookup(key0, key1, kind));
+    }
+
+    @Override
     public long insertPinned(long key0, long key1, MemorySegment value, long charge,
-                             Priority priority) {
-        return newPin(cache.insertPinned(key0, key1, value, charge, priority));
+                             Placement placement) {
+        return newPin(cache.insertPinned(key0, key1, value, charge, placement));
     }
 
     @Override
     public long insertPinned(long key0, long key1, byte[] value, int offset, int length,
-                             long charge, Priority priority) {
-        return newPin(cache.insertPinned(key0, key1, value, offset, length, charge, priority));
+                             long charge, Placement placement) {
+        return newPin(cache.insertPinned(key0, key1, value, offset, length, charge, placement));
     }
 
     @Override
@@ -217,14 +222,14 @@ public final class CheckedCache implements Cache {
 
     @Override
     public boolean insert(long key0, long key1, MemorySegment value, long charge,
-                          Priority priority) {
-        return cache.insert(key0, key1, value, charge, priority);
+                          Placement placement) {
+        return cache.insert(key0, key1, value, charge, placement);
     }
 
     @Override
     public boolean insert(long key0, long key1, byte[] value, int offset, int length,
-                          long charge, Priority priority) {
-        return cache.insert(key0, key1, value, offset, length, charge, priority);
+                          long charge, Placement placement) {
+        return cache.insert(key0, key1, value, offset, length, charge, placement);
     }
 
     @Override

@@ -29,6 +29,22 @@ public interface EntryVisitor {
     void visit(long key0, long key1, MemorySegment value, long charge);
 
     /**
+     * Called once per visited entry by the caches that tag entries with their
+     * {@link EntryKind}, instead of {@link #visit(long, long, MemorySegment, long)}; by default
+     * it calls that method, so a visitor that does not care about kinds implements only it.
+     *
+     * @param key0 the first half of the entry's key
+     * @param key1 the second half
+     * @param value as for {@link #visit(long, long, MemorySegment, long)}
+     * @param charge as for {@link #visit(long, long, MemorySegment, long)}
+     * @param kind the kind the entry was inserted with: one declared on the cache's builder, or
+     *     {@link EntryKind#DEFAULT} for an entry inserted with a {@link Priority}; never null
+     */
+    default void visit(long key0, long key1, MemorySegment value, long charge, EntryKind kind) {
+        visit(key0, key1, value, charge);
+    }
+
+    /**
      * Whether {@link #visit} reads its {@code value} argument. A visitor that returns
      * {@code false} is passed {@link MemorySegment#NULL} instead of a view of each value, which
      * spares the cache creating one view object per entry (the JIT often, but not always,

@@ -225,16 +225,16 @@ class CopyingCacheTest {
 
         @Override
         public boolean insert(long key0, long key1, MemorySegment value, long charge,
-                              Priority priority) {
+                              Placement priority) {
             return insert(key0, key1, value.toArray(ValueLayout.JAVA_BYTE), 0,
                     (int) value.byteSize(), charge, priority);
         }
 
         @Override
         public boolean insert(long key0, long key1, byte[] value, int offset, int length,
-                              long charge, Priority priority) {
+                              long charge, Placement priority) {
             lastCharge = charge;
-            lastPriority = priority;
+            lastPriority = priority.priority();
             if (refuseInserts) {
                 return false;
             }
@@ -245,14 +245,14 @@ class CopyingCacheTest {
 
         @Override
         public long insertPinned(long key0, long key1, MemorySegment value, long charge,
-                                 Priority priority) {
+                                 Placement priority) {
             insert(key0, key1, value, charge, priority);
             return lookup(key0, key1);
         }
 
         @Override
         public long insertPinned(long key0, long key1, byte[] value, int offset, int length,
-                                 long charge, Priority priority) {
+                                 long charge, Placement priority) {
             insert(key0, key1, value, offset, length, charge, priority);
             return lookup(key0, key1);
         }

@@ -14,8 +14,9 @@ import java.util.function.ToLongFunction;
  * {@code result=hit|miss}, {@code cache.puts}, {@code cache.evictions}), Caffeine's
  * {@code cache.eviction.weight}, and the off-heap figures: usage, pinned usage, capacity,
  * rejected inserts by cause, eviction runs that gave up on the effort cap and, for the HyperClock
- * caches, the table's slots and occupancy. Every meter is tagged {@code cache=<name>} plus the
- * tags given. docs/metrics.md lists them with their meaning.
+ * caches, the table's slots and occupancy; per entry kind the cache was built to count, its
+ * gets by result, usage and size, tagged {@code kind=<name>}. Every meter is tagged
+ * {@code cache=<name>} plus the tags given. docs/metrics.md lists them with their meaning.
  *
  * <pre>{@code
  * ClockworkCacheMetrics.monitor(registry, cache, "blocks", "db", "main");
@@ -137,7 +138,8 @@ public final class ClockworkCacheMetrics extends CacheMeterBinder<Cache> {
     }
 
     /**
-     * Registers the meters beyond Micrometer's common set: see {@link OffHeapMeters}.
+     * Registers the meters beyond Micrometer's common set: see {@link OffHeapMeters}, and per
+     * entry kind the cache counts, {@link KindMeters}.
      *
      * @param registry where the meters go
      */
@@ -146,6 +148,7 @@ public final class ClockworkCacheMetrics extends CacheMeterBinder<Cache> {
         Cache cache = getCache();
         if (cache != null) {
             new OffHeapMeters(cache, getTagsWithCacheName()).bindTo(registry);
+            new KindMeters(cache, getTagsWithCacheName()).bindTo(registry);
         }
     }
 }

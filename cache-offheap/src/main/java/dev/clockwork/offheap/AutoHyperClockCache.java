@@ -78,7 +78,8 @@ public final class AutoHyperClockCache extends HyperClockCache {
     static AutoHyperClockCache build(HyperClockCache.Builder options) {
         BuilderSettings o = options.settings;
         int shardBits = options.shardBits();
-        CacheContext context = new CacheContext(o.recordStats, "AutoHyperClockCache");
+        CacheContext context =
+                new CacheContext(o.recordStats, o.kindCounts(), "AutoHyperClockCache");
         CloseGate gate = new CloseGate();
         // Every shard has the same capacity, so reserves the same slots: what it can hold.
         long shardSlots = AutoClockTable.maxSlots(

@@ -1,8 +1,11 @@
 package dev.clockwork.offheap;
 
+import dev.clockwork.cache.EntryKind;
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.offheap.admission.TinyLfu;
 import dev.clockwork.offheap.clock.AutoClockTable;
+import dev.clockwork.offheap.stats.KindCounts;
+import java.util.List;
 
 /**
  * Every option of every cache builder, in one object that the builders write through and read
@@ -21,6 +24,13 @@ final class BuilderSettings {
     Admission admission = Admission.ALWAYS;
     AdmissionPolicy admissionPolicy = AdmissionPolicy.TINY_LFU;
     boolean recordStats = true;
+    /** The entry kinds the cache counts ({@link CacheOptions#kinds}); none by default. */
+    List<EntryKind> kinds = List.of();
+
+    /** Counters for the kinds, new for each cache built. */
+    KindCounts kindCounts() {
+        return kinds.isEmpty() ? KindCounts.NONE : new KindCounts(kinds);
+    }
 
     // HyperClockOptions: both HyperClock tables.
     int evictionEffortCap = 30;

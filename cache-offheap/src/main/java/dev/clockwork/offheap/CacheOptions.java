@@ -1,5 +1,6 @@
 package dev.clockwork.offheap;
 
+import dev.clockwork.cache.EntryKind;
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.internal.Args;
 import dev.clockwork.offheap.context.CacheContext;
@@ -7,6 +8,9 @@ import dev.clockwork.offheap.entry.EntryStamp;
 import dev.clockwork.offheap.shard.Shard;
 import dev.clockwork.offheap.shard.ShardContext;
 import dev.clockwork.offheap.shard.ShardSizing;
+import dev.clockwork.offheap.stats.KindCounts;
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * Options every off-heap cache builder shares: capacity, sharding, the strict limit, metadata
@@ -145,6 +149,28 @@ public abstract class CacheOptions<B extends CacheOptions<B>> {
      */
     public B recordStats(boolean record) {
         settings.recordStats = record;
+        return self();
+    }
+
+    /**
+     * The kinds of entries the cache counts ({@link EntryKind}): inserts given one of them tag
+     * their entries with it, and {@code stats().kinds()} reports each one's usage, entries, and
+     * the hits and misses of lookups that name it ({@code lookup(key0, key1, kind)}); the
+     * visitor of {@code forEachEntry} is told each entry's kind. Inserting or looking up a kind
+     * not declared here is refused. None by default, and then kinds cost nothing.
+     *
+     * @param kinds the kinds, at most one per index (so at most {@value EntryKind#MAX_INDEX});
+     *     replaces kinds given before
+     * @return this builder
+     * @throws NullPointerException if {@code kinds} or one of them is null
+     * @throws IllegalArgumentException if two share an index, or one is
+     *     {@link EntryKind#DEFAULT}
+     */
+    public B kinds(EntryKind... kinds) {
+        Args.requireNonNull("kinds", kinds);
+        List<EntryKind> list = Arrays.asList(kinds.clone());
+        KindCounts.byIndex(list); // checks them
+        settings.kinds = List.copyOf(list);
         return self();
     }
 

@@ -1,5 +1,6 @@
 package dev.clockwork.offheap;
 
+import dev.clockwork.cache.EntryKind;
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.dump.DumpFormat;
 import dev.clockwork.cache.dump.DumpFormatException;
@@ -7,6 +8,7 @@ import dev.clockwork.cache.dump.DumpWriter;
 import dev.clockwork.cache.internal.Args;
 import dev.clockwork.offheap.context.CacheContext;
 import dev.clockwork.offheap.shard.Shard;
+import dev.clockwork.offheap.stats.KindCounts;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.ReadableByteChannel;
@@ -158,4 +160,21 @@ public abstract class EngineCache extends ShardedCache {
 
     /** {@link DumpFormat#ORDER_CLOCK} or {@link DumpFormat#ORDER_RECENCY}. */
     abstract int dumpOrder();
+
+    /**
+     * A lookup counted under the kind it names as well as in the totals ({@link KindCounts}:
+     * two adds to this thread's own stripes, no atomic instruction). {@link EntryKind#DEFAULT}
+     * is counted in the totals only.
+     */
+    @Override
+    public final long lookup(long key0, long key1, EntryKind kind) {
+        Args.requireNonNull("kind", kind);
+        KindCounts kinds = stats.kinds;
+        kinds.check(kind);
+        long handle = lookup(key0, key1);
+        if (stats.recordLookups) {
+            kinds.lookedUp(kind, handle != MISS);
+        }
+        return handle;
+    }
 }

@@ -162,7 +162,8 @@ public final class FixedHyperClockCache extends HyperClockCache {
         public FixedHyperClockCache build() {
             validate();
             int lengthBits = tableBits();
-            CacheContext context = new CacheContext(settings.recordStats, "FixedHyperClockCache");
+            CacheContext context = new CacheContext(settings.recordStats, settings.kindCounts(),
+                    "FixedHyperClockCache");
             CloseGate gate = new CloseGate();
             // A table holds at most its occupancy limit, whatever the charges.
             Admission admission = settings.admissionFor(false,

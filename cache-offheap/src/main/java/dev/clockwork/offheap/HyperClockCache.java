@@ -2,7 +2,7 @@ package dev.clockwork.offheap;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.EntryVisitor;
-import dev.clockwork.cache.Priority;
+import dev.clockwork.cache.Placement;
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.dump.DumpFormat;
 import dev.clockwork.cache.dump.DumpWriter;
@@ -18,6 +18,7 @@ import dev.clockwork.offheap.clock.SlotLayout;
 import dev.clockwork.offheap.clock.StandaloneEntries;
 import dev.clockwork.offheap.context.CacheContext;
 import dev.clockwork.offheap.context.CloseGate;
+import dev.clockwork.offheap.entry.ChargeWord;
 import dev.clockwork.offheap.entry.EntryStamp;
 import dev.clockwork.offheap.shard.InsertOutcome;
 import dev.clockwork.offheap.shard.ShardSizing;
@@ -286,29 +287,39 @@ public abstract class HyperClockCache extends EngineCache {
     // ---------------------------------------------------------------- insert
 
     @Override
-    long insertCopied(long h0, long h1, long address, int length, long charge, Priority priority,
-                      boolean keepRef) {
+    long insertCopied(long h0, long h1, long address, int length, long charge,
+                      Placement placement, boolean keepRef) {
         // Inside the gate close cannot stop us half way, holding a value it cannot see.
         int stripe = gate.enter();
         try {
-            return insertInGate(h0, h1, address, length, charge, priority, keepRef);
+            return insertInGate(h0, h1, address, length, charge, placement, keepRef);
         } finally {
             gate.exit(stripe);
         }
     }
 
+    /**
+     * A stored entry (in the table, or standalone) is counted under its kind once stored: the
+     * shard has checked its charge, so it fits its record's charge word beside the kind.
+     */
     private long insertInGate(long h0, long h1, long address, int length, long charge,
-                              Priority priority, boolean keepRef) {
+                              Placement placement, boolean keepRef) {
         int shard = shardOf(h0);
-        long result = shards[shard].insert(h0, h1, address, length, charge,
-                ClockShard.initialCountdown(priority), keepRef);
+        int kind = placement.kindIndex();
+        long result = shards[shard].insert(h0, h1, address, length, charge, kind,
+                ClockShard.initialCountdown(placement.priority()), keepRef);
         if (result >= 0) {
             stats.inserts.increment();
+            if (kind != 0) {
+                stats.kinds.stored(ChargeWord.of(charge, kind));
+            }
             return keepRef ? handleOf(shard, result) : 1;
         }
         if (result == ClockShard.INSERT_STANDALONE) {
-            long handle = standaloneInsert(h0, h1, address, length, charge, shard);
+            long word = ChargeWord.of(charge, kind);
+            long handle = standaloneInsert(h0, h1, address, length, word, shard);
             stats.standaloneInserts.increment();
+            stats.kinds.stored(word);
             return handle;
         }
         context.values.freeGuarded(address, length); // inside the gate
@@ -323,9 +334,9 @@ public abstract class HyperClockCache extends EngineCache {
      * shard's usage by the table insert, which the shard takes back if no record can be had.
      * Runs inside the close gate (see {@link #insertCopied}).
      */
-    private long standaloneInsert(long h0, long h1, long valueAddress, int length, long charge,
-                                  int shard) {
-        return standalone.add(h0, h1, valueAddress, length, charge, shard);
+    private long standaloneInsert(long h0, long h1, long valueAddress, int length,
+                                  long chargeWord, int shard) {
+        return standalone.add(h0, h1, valueAddress, length, chargeWord, shard);
     }
 
     /**
@@ -383,9 +394,9 @@ public abstract class HyperClockCache extends EngineCache {
                         long h1 = SlotLayout.key1(table.slots, slot);
                         long address = SlotLayout.valueAddress(table.slots, slot);
                         int length = SlotLayout.valueLength(table.slots, slot);
-                        long charge = SlotLayout.charge(table.slots, slot);
+                        long word = SlotLayout.chargeWord(table.slots, slot);
                         if (table.stillHolds(slot, stamp)) {
-                            visitEntry(visitor, readsValues, h0, h1, address, length, charge);
+                            visitEntry(visitor, readsValues, h0, h1, address, length, word);
                         }
                     } finally {
                         table.releaseOwn(slot, stamp);

@@ -1,6 +1,7 @@
 package dev.clockwork.offheap;
 
 import dev.clockwork.cache.EntryVisitor;
+import dev.clockwork.cache.Placement;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.dump.DumpFormat;
@@ -133,7 +134,8 @@ public final class LruCache extends EngineCache {
         @Override
         public LruCache build() {
             validate();
-            CacheContext context = new CacheContext(settings.recordStats, "LruCache");
+            CacheContext context = new CacheContext(settings.recordStats, settings.kindCounts(),
+                    "LruCache");
             int shardBits = shardBits();
             int maxChunks = ShardSizing.maxRecordChunks(shardBits);
             BuilderSettings o = settings;
@@ -202,10 +204,10 @@ public final class LruCache extends EngineCache {
     }
 
     @Override
-    long insertCopied(long h0, long h1, long address, int length, long charge, Priority priority,
-                      boolean keepRef) {
+    long insertCopied(long h0, long h1, long address, int length, long charge,
+                      Placement placement, boolean keepRef) {
         LruShard shard = shardOf(h0);
-        long result = shard.insert(h0, h1, address, length, charge, priority, keepRef);
+        long result = shard.insert(h0, h1, address, length, charge, placement, keepRef);
         if (InsertOutcome.stored(result)) {
             stats.inserts.increment();
             return keepRef ? result : 1;

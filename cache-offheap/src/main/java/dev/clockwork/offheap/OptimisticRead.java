@@ -4,6 +4,7 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.ValueReader;
 import dev.clockwork.cache.internal.Args;
 import dev.clockwork.offheap.context.CallbackGuard;
+import dev.clockwork.offheap.entry.ChargeWord;
 import dev.clockwork.offheap.entry.ValueHeader;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -57,14 +58,17 @@ final class OptimisticRead {
 
     // ---------------------------------------------------------------- the protocol's steps
 
-    /** A record's value address or charge, read before {@link #lengthWord}, with acquire. */
-    static long fieldAcquire(MemorySegment all, long record, long offset) {
-        return (long) LONG.getAcquire(all, record + offset);
+    /**
+     * A record's charge, read before {@link #lengthWord}, with acquire: the charge word's low
+     * bits, without the entry's kind ({@link ChargeWord}).
+     */
+    static long chargeAcquire(MemorySegment all, long record) {
+        return ChargeWord.charge((long) LONG.getAcquire(all, record + ValueHeader.CHARGE_OFFSET));
     }
 
     /** A record's value address, read before {@link #lengthWord}, with acquire. */
     static long valueAddressAcquire(MemorySegment all, long record) {
-        // The access itself, not through fieldAcquire: one inlining level fewer on the hit path.
+        // The access itself, not through a shared helper: one inlining level fewer on the hit path.
         return (long) LONG.getAcquire(all, record + ValueHeader.VALUE_ADDRESS_OFFSET);
     }
 

@@ -3,7 +3,7 @@ package dev.clockwork.offheap;
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.CacheStats;
 import dev.clockwork.cache.EntryVisitor;
-import dev.clockwork.cache.Priority;
+import dev.clockwork.cache.Placement;
 import dev.clockwork.cache.ValueReader;
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.hash.KeyHash;
@@ -117,7 +117,7 @@ public abstract class ShardedCache implements Cache {
      * start, or a policy called back), or what the admission policy threw.
      */
     abstract long insertCopied(long h0, long h1, long valueAddress, int length, long charge,
-                               Priority priority, boolean keepRef);
+                               Placement placement, boolean keepRef);
 
     /** Erases a hashed key; returns whether it was present. */
     abstract boolean eraseHashed(long h0, long h1);
@@ -269,7 +269,7 @@ public abstract class ShardedCache implements Cache {
     public final long charge(long handle) {
         checkOpen();
         long record = recordAddress(handle);
-        long charge = OptimisticRead.fieldAcquire(context.all(), record, ValueHeader.CHARGE_OFFSET);
+        long charge = OptimisticRead.chargeAcquire(context.all(), record);
         lengthWord(handle, record);
         return charge;
     }
@@ -363,39 +363,39 @@ public abstract class ShardedCache implements Cache {
 
     @Override
     public final boolean insert(long key0, long key1, MemorySegment value, long charge,
-                                Priority priority) {
+                                Placement placement) {
         Args.requireNonNull("value", value);
         int length = ValueCopies.checkLength(value.byteSize());
-        return insert(key0, key1, value, null, 0, length, charge, priority, false) != MISS;
+        return insert(key0, key1, value, null, 0, length, charge, placement, false) != MISS;
     }
 
     @Override
     public final boolean insert(long key0, long key1, byte[] value, int offset, int length,
-                                long charge, Priority priority) {
+                                long charge, Placement placement) {
         ValueCopies.checkArray(value, offset, length);
-        return insert(key0, key1, null, value, offset, length, charge, priority, false) != MISS;
+        return insert(key0, key1, null, value, offset, length, charge, placement, false) != MISS;
     }
 
     @Override
     public final long insertPinned(long key0, long key1, MemorySegment value, long charge,
-                                   Priority priority) {
+                                   Placement placement) {
         Args.requireNonNull("value", value);
         int length = ValueCopies.checkLength(value.byteSize());
-        return insert(key0, key1, value, null, 0, length, charge, priority, true);
+        return insert(key0, key1, value, null, 0, length, charge, placement, true);
     }
 
     @Override
     public final long insertPinned(long key0, long key1, byte[] value, int offset, int length,
-                                   long charge, Priority priority) {
+                                   long charge, Placement placement) {
         ValueCopies.checkArray(value, offset, length);
-        return insert(key0, key1, null, value, offset, length, charge, priority, true);
+        return insert(key0, key1, null, value, offset, length, charge, placement, true);
     }
 
     /** Checks, asks admission, copies the value into native memory and stores it. */
     private long insert(long key0, long key1, MemorySegment segment, byte[] array, int offset,
-                        int length, long charge, Priority priority, boolean keepRef) {
+                        int length, long charge, Placement placement, boolean keepRef) {
         checkOpen();
-        Args.requireNonNull("priority", priority);
+        stats.kinds.check(placement); // not null, and a kind this cache counts
         Args.requireNonNegative("charge", charge);
         long cap = capacity;
         if (charge > cap) {
@@ -407,7 +407,7 @@ public abstract class ShardedCache implements Cache {
         long address = ValueCopies.copyIn(context, segment, array, offset, length);
         long result;
         try {
-            result = insertCopied(h0, h1, address, length, charge, priority, keepRef);
+            result = insertCopied(h0, h1, address, length, charge, placement, keepRef);
         } catch (Throwable e) {
             // Closed, out of native memory, or the admission policy threw: never stored
             // (insertCopied's contract).
@@ -444,15 +444,16 @@ public abstract class ShardedCache implements Cache {
      * hash is a bijection, see {@link KeyHash}) and views the value read-only, unless the visitor
      * does not read values. The caller keeps the entry pinned until this returns. It trusts its
      * arguments (see {@link EntryHandoff}): the LRU shards reach it through {@link #handoff}, and
-     * nothing outside the module can.
+     * nothing outside the module can. {@code chargeWord} is the record's, charge and kind
+     * ({@code ChargeWord}).
      */
     final void visitEntry(EntryVisitor visitor, boolean readsValues, long h0, long h1,
-                          long valueAddress, int valueLength, long charge) {
+                          long valueAddress, int valueLength, long chargeWord) {
         long key1 = KeyHash.unhash1(h0, h1);
         long key0 = KeyHash.unhash0FromKey1(h0, key1, hashSeed);
         MemorySegment value = readsValues
                 ? context.allReadOnly().asSlice(valueAddress, valueLength) : MemorySegment.NULL;
-        visitor.visit(key0, key1, value, charge);
+        stats.kinds.visit(visitor, key0, key1, value, chargeWord);
     }
 
     // ---------------------------------------------------------------- capacity, stats, close

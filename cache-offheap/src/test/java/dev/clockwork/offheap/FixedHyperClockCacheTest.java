@@ -379,7 +379,7 @@ class FixedHyperClockCacheTest {
         assertTrue(npe.getMessage().contains("value"));
         npe = assertThrows(NullPointerException.class,
                 () -> cache.insert(1, 1, v, 0, 10, 10, null));
-        assertTrue(npe.getMessage().contains("priority"));
+        assertTrue(npe.getMessage().contains("placement"));
         assertThrows(IndexOutOfBoundsException.class,
                 () -> cache.insert(1, 1, v, 5, 10, 10, Priority.LOW));
         assertThrows(IllegalArgumentException.class, () -> cache.setCapacity(0));

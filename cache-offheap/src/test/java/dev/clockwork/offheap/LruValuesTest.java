@@ -115,7 +115,7 @@ class LruValuesTest extends LruCacheTestBase {
         assertTrue(e.getMessage().contains("charge"), e.getMessage());
         var n = assertThrows(NullPointerException.class,
                 () -> cache.insert(1, 1, v, 0, v.length, C, null));
-        assertTrue(n.getMessage().contains("priority"), n.getMessage());
+        assertTrue(n.getMessage().contains("placement"), n.getMessage());
         n = assertThrows(NullPointerException.class,
                 () -> cache.insert(1, 1, (byte[]) null, 0, 0, C, LOW));
         assertTrue(n.getMessage().contains("value"), n.getMessage());

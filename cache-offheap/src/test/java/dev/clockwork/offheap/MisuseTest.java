@@ -343,8 +343,8 @@ class MisuseTest {
                 () -> cache.insertPinned(1, ~1L, (byte[]) null, 0, 10, 10, Priority.LOW));
         assertNull("value",
                 () -> cache.insertPinned(1, ~1L, (MemorySegment) null, 10, Priority.LOW));
-        assertNull("priority", () -> cache.insert(1, ~1L, v, 0, 10, 10, null));
-        assertNull("priority", () -> cache.insertPinned(1, ~1L, v, 0, 10, 10, null));
+        assertNull("placement", () -> cache.insert(1, ~1L, v, 0, 10, 10, null));
+        assertNull("placement", () -> cache.insertPinned(1, ~1L, v, 0, 10, 10, null));
         long h = pin(cache, 2, 10);
         assertNull("dst", () -> cache.copyValue(h, (byte[]) null, 0));
         assertNull("dst", () -> cache.copyValue(h, (MemorySegment) null, 0));

@@ -16,6 +16,7 @@ import static dev.clockwork.offheap.clock.SlotLayout.stamp;
 
 import dev.clockwork.offheap.context.CacheContext;
 import dev.clockwork.offheap.context.CloseGate;
+import dev.clockwork.offheap.entry.ChargeWord;
 import dev.clockwork.offheap.entry.EntryStamp;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
@@ -120,7 +121,10 @@ public abstract class ClockProtocol {
      */
     public abstract long findUnreferenced(long h0, long h1);
 
-    /** Claims a slot and publishes the entry: {@link FoundEntry} of it, or a negative value. */
+    /**
+     * Claims a slot and publishes the entry: {@link FoundEntry} of it, or a negative value.
+     * {@code charge} is the slot's charge word, charge and kind ({@link ChargeWord}).
+     */
     abstract long insert(long h0, long h1, long valueAddress, int valueLength, long charge,
                          long countdown, boolean keepRef);
 
@@ -669,8 +673,12 @@ public abstract class ClockProtocol {
         }
         assert refCount(meta) == 0 : "the sweep takes only unreferenced entries";
         if (compareAndExchangeMeta(slot, meta, ClockMeta.UNDER_CONSTRUCTION) == meta) {
-            data.freedCharge += SlotLayout.charge(slots, slot);
+            long chargeWord = SlotLayout.chargeWord(slots, slot);
+            data.freedCharge += ChargeWord.charge(chargeWord);
             data.freedCount++;
+            if (ChargeWord.kind(chargeWord) != 0) {
+                context.stats.kinds.freed(chargeWord); // tagged only when kinds are counted
+            }
             return true;
         }
         return false;
@@ -684,10 +692,11 @@ public abstract class ClockProtocol {
      * inside the cache's {@link CloseGate}.
      */
     private void freeOwned(long slot) {
-        long charge = SlotLayout.charge(slots, slot);
+        long chargeWord = SlotLayout.chargeWord(slots, slot);
         unlink(slot);
         freeValueAndMarkEmpty(slot);
-        shard.entryFreed(charge);
+        shard.entryFreed(ChargeWord.charge(chargeWord));
+        context.stats.kinds.freed(chargeWord);
     }
 
     /**

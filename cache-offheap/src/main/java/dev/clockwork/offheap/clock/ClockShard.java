@@ -9,6 +9,7 @@ import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.offheap.admission.TinyLfu;
 import dev.clockwork.offheap.context.CacheContext;
 import dev.clockwork.offheap.context.CallbackGuard;
+import dev.clockwork.offheap.entry.ChargeWord;
 import dev.clockwork.offheap.shard.InsertOutcome;
 import dev.clockwork.offheap.shard.Shard;
 import dev.clockwork.offheap.shard.ShardSizing;
@@ -231,7 +232,9 @@ public final class ClockShard implements Shard {
     // ---------------------------------------------------------------- insert and capacity
 
     /**
-     * Charges usage for an entry and stores it in the table.
+     * Charges usage for an entry and stores it in the table, its slot's charge word tagged with
+     * {@code kind} ({@link ChargeWord}; the charge is checked against the limit first, so it
+     * fits below the kind's bits).
      *
      * <p>Refused ({@link #INSERT_REFUSED}) when the charge would take usage past
      * {@link #usageLimit}, strict limit or not: a charge above the limit at once (which also
@@ -244,7 +247,7 @@ public final class ClockShard implements Shard {
      *     charged: in both cases the caller still owns the value
      */
     public long insert(long h0, long h1, long valueAddress, int valueLength, long charge,
-                      long countdown, boolean keepRef) {
+                       int kind, long countdown, boolean keepRef) {
         if (charge > usageLimit) {
             return INSERT_REFUSED;
         }
@@ -256,8 +259,9 @@ public final class ClockShard implements Shard {
         data.busy = true;
         try {
             // Strict limits must find room if it exists, so they ignore the effort cap (0).
-            long result = insert(h0, h1, valueAddress, valueLength, charge, countdown, keepRef,
-                    data.reset(admission, trustedPolicy, h0, strict ? 0 : evictionEffortCap));
+            int effortCap = strict ? 0 : evictionEffortCap;
+            long result = insert(h0, h1, valueAddress, valueLength, charge, kind, countdown,
+                    keepRef, data.reset(admission, trustedPolicy, h0, effortCap));
             if (data.policyFailure != null) {
                 // Nothing of ours is charged or stored (a refusal): now the policy's exception.
                 throw CallbackGuard.rethrow(data.policyFailure);
@@ -275,7 +279,7 @@ public final class ClockShard implements Shard {
 
     /** {@link #insert} with the thread's eviction data, reset for this insert. */
     private long insert(long h0, long h1, long valueAddress, int valueLength, long charge,
-                        long countdown, boolean keepRef, EvictionData data) {
+                        int kind, long countdown, boolean keepRef, EvictionData data) {
         long oldOccupancy = addOccupancy(1);
         boolean needEvictForOccupancy = !table.growIfNeeded(oldOccupancy + 1);
         if (strict) {
@@ -299,7 +303,8 @@ public final class ClockShard implements Shard {
                 return addUsageWithinLimit(charge) ? INSERT_STANDALONE : INSERT_REFUSED;
             }
         }
-        long slot = table.insert(h0, h1, valueAddress, valueLength, charge, countdown, keepRef);
+        long slot = table.insert(h0, h1, valueAddress, valueLength, ChargeWord.of(charge, kind),
+                countdown, keepRef);
         if (slot != FoundEntry.NONE) {
             return slot;
         }

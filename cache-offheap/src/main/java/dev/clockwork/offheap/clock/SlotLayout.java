@@ -1,5 +1,6 @@
 package dev.clockwork.offheap.clock;
 
+import dev.clockwork.offheap.entry.ChargeWord;
 import dev.clockwork.offheap.entry.EntryStamp;
 import dev.clockwork.offheap.entry.ValueHeader;
 import java.lang.foreign.MemorySegment;
@@ -27,8 +28,8 @@ import java.lang.invoke.VarHandle;
  *  |                 Value address (ValueSlabs)                   | 24
  *  |                                                              |
  *  +--------------------------------------------------------------+
- *  |                 Charge (what counts against capacity)        | 32
- *  |                                                              |
+ *  | Kind |          Charge (what counts against capacity)        | 32
+ *  |      |                  (see ChargeWord)                     |
  *  +--------------------------------------------------------------+
  *  |                 Value length                                 | 40
  *  +--------------------------------------------------------------+
@@ -143,7 +144,13 @@ public final class SlotLayout {
         return (long) LONG.get(slots, key1Offset(slot));
     }
 
+    /** The entry's charge, without its kind. */
     public static long charge(MemorySegment slots, long slot) {
+        return ChargeWord.charge(chargeWord(slots, slot));
+    }
+
+    /** The entry's charge word: charge and kind ({@link ChargeWord}). */
+    public static long chargeWord(MemorySegment slots, long slot) {
         return (long) LONG.get(slots, chargeOffset(slot));
     }
 

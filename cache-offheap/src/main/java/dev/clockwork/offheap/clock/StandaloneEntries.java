@@ -2,6 +2,7 @@ package dev.clockwork.offheap.clock;
 
 import dev.clockwork.offheap.context.CacheContext;
 import dev.clockwork.offheap.context.CloseGate;
+import dev.clockwork.offheap.entry.ChargeWord;
 import dev.clockwork.offheap.entry.EntryStamp;
 import dev.clockwork.offheap.entry.RecordSlab;
 import dev.clockwork.offheap.entry.ValueHeader;
@@ -29,7 +30,8 @@ import java.lang.foreign.ValueLayout;
  * <pre>
  *  record (64 bytes: a ValueHeader, the count of references before it, the shard after it):
  *   0  references (int; a free record's next free index)   8  h0   16  h1
- *  24  value address   32  charge   40  value length   44  stamp   48  shard (int)
+ *  24  value address   32  charge word (ChargeWord: charge, kind)   40  value length
+ *  44  stamp   48  shard (int)
  * </pre>
  */
 public final class StandaloneEntries {
@@ -57,14 +59,17 @@ public final class StandaloneEntries {
     }
 
     /**
-     * Stores an entry with one reference and returns its handle. Its charge is already part of
+     * Stores an entry with one reference and returns its handle. {@code chargeWord} is its charge
+     * and kind ({@link ChargeWord}), as its record keeps them. Its charge is already part of
      * the shard's usage (the table insert charged it); here it is counted as standalone too. If
      * no record can be had, the shard takes the charge back and the error is thrown on: nothing
      * is stored, and the caller frees the value.
      */
-    public long add(long h0, long h1, long valueAddress, int length, long charge, int shard) {
+    public long add(long h0, long h1, long valueAddress, int length, long chargeWord,
+                    int shard) {
+        long charge = ChargeWord.charge(chargeWord);
         try {
-            long handle = store(h0, h1, valueAddress, length, charge, shard);
+            long handle = store(h0, h1, valueAddress, length, chargeWord, shard);
             shards[shard].standaloneAdded(charge);
             return handle;
         } catch (OutOfMemoryError | IllegalStateException e) {
@@ -73,8 +78,8 @@ public final class StandaloneEntries {
         }
     }
 
-    private synchronized long store(long h0, long h1, long valueAddress, int length, long charge,
-                                    int shard) {
+    private synchronized long store(long h0, long h1, long valueAddress, int length,
+                                    long chargeWord, int shard) {
         RecordSlab slab = this.slab;
         if (slab == null) {
             slab = new RecordSlab(context.all(), RAW, context.stampSalt, IDENTITY_BASE,
@@ -87,7 +92,7 @@ public final class StandaloneEntries {
         RAW.set(LONG, record + ValueHeader.KEY0_OFFSET, h0);
         RAW.set(LONG, record + ValueHeader.KEY1_OFFSET, h1);
         RAW.set(LONG, record + ValueHeader.VALUE_ADDRESS_OFFSET, valueAddress);
-        RAW.set(LONG, record + ValueHeader.CHARGE_OFFSET, charge);
+        RAW.set(LONG, record + ValueHeader.CHARGE_OFFSET, chargeWord);
         RAW.set(INT, record + ValueHeader.VALUE_LENGTH_OFFSET, length);
         RAW.set(INT, record + SHARD_OFFSET, shard);
         return ClockHandle.standalone(index, slab.stamp(record));
@@ -129,7 +134,7 @@ public final class StandaloneEntries {
     public boolean release(long handle) {
         long valueAddress;
         int length;
-        long charge;
+        long chargeWord;
         int shard;
         synchronized (this) {
             long record = pinnedRecord(handle);
@@ -140,12 +145,13 @@ public final class StandaloneEntries {
             }
             valueAddress = RAW.get(LONG, record + ValueHeader.VALUE_ADDRESS_OFFSET);
             length = RAW.get(INT, record + ValueHeader.VALUE_LENGTH_OFFSET);
-            charge = RAW.get(LONG, record + ValueHeader.CHARGE_OFFSET);
+            chargeWord = RAW.get(LONG, record + ValueHeader.CHARGE_OFFSET);
             shard = RAW.get(INT, record + SHARD_OFFSET);
             slab.free(slab.indexOf(record)); // the stamp moves on: ours alone to free from here
         }
         context.values.freeGuarded(valueAddress, length); // inside the close gate
-        shards[shard].standaloneFreed(charge);
+        shards[shard].standaloneFreed(ChargeWord.charge(chargeWord));
+        context.stats.kinds.freed(chargeWord);
         return true;
     }
 

@@ -3,6 +3,7 @@ package dev.clockwork.offheap.context;
 import dev.clockwork.offheap.events.CacheEvents;
 import dev.clockwork.offheap.memory.NativeAccess;
 import dev.clockwork.offheap.memory.ValueSlabs;
+import dev.clockwork.offheap.stats.KindCounts;
 import dev.clockwork.offheap.stats.StatsCounters;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -42,11 +43,19 @@ public final class CacheContext {
 
     /** @param cacheType the cache's class name, for its JFR events */
     public CacheContext(boolean recordStats, String cacheType) {
+        this(recordStats, KindCounts.NONE, cacheType);
+    }
+
+    /**
+     * @param kinds the entry kinds the cache counts
+     * @param cacheType the cache's class name, for its JFR events
+     */
+    public CacheContext(boolean recordStats, KindCounts kinds, String cacheType) {
         NativeAccess.require(); // before the first restricted call, which is the next line
         this.all = MemorySegment.NULL.reinterpret(Long.MAX_VALUE, arena, null);
         this.allReadOnly = all.asReadOnly();
         this.values = new ValueSlabs(all);
-        this.stats = new StatsCounters(recordStats);
+        this.stats = new StatsCounters(recordStats, kinds);
         this.events = new CacheEvents(cacheType);
     }
 

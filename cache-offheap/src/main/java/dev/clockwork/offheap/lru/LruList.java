@@ -14,8 +14,12 @@ import static dev.clockwork.offheap.lru.LruRecordLayout.PRIORITY_MASK;
 import static dev.clockwork.offheap.lru.LruRecordLayout.PRIORITY_SHIFT;
 import static dev.clockwork.offheap.lru.LruRecordLayout.REFS_AND_FLAGS_OFFSET;
 
+import dev.clockwork.cache.Placement;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.offheap.entry.ChargeWord;
 import dev.clockwork.offheap.memory.NativeAllocator;
+import dev.clockwork.offheap.shard.ShardContext;
+import dev.clockwork.offheap.stats.KindCounts;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -84,8 +88,16 @@ abstract class LruList {
     long highPoolUsage;
     long lowPoolUsage;
 
-    LruList(double highRatio, double lowRatio, boolean chargeMetadata, boolean window) {
-        this.metaCharge = chargeMetadata ? LruRecordLayout.ENTRY_BYTES : 0;
+    /**
+     * The cache's entry-kind counters: an entry is counted when its record is stored
+     * ({@link #storeCharge}) and uncounted when it is freed ({@link #freedCharge}).
+     */
+    private final KindCounts kinds;
+
+    /** @param shard the shard's context: whether metadata is charged, the kind counters */
+    LruList(double highRatio, double lowRatio, ShardContext shard, boolean window) {
+        this.metaCharge = shard.chargeMetadata() ? LruRecordLayout.ENTRY_BYTES : 0;
+        this.kinds = shard.context().stats.kinds;
         this.highRatio = highRatio;
         this.lowRatio = lowRatio;
         this.hasHighPool = highRatio > 0;
@@ -164,9 +176,31 @@ abstract class LruList {
         return refsAndFlags >>> LruRecordLayout.FLAG_BITS;
     }
 
-    /** The charge the caller gave. */
+    /** The charge the caller gave: the record's charge word without the kind. */
     long charge(long e) {
-        return RAW.get(LONG, e + CHARGE_OFFSET);
+        return ChargeWord.charge(RAW.get(LONG, e + CHARGE_OFFSET));
+    }
+
+    /**
+     * Writes a new entry's charge word, its charge and its placement's kind, and counts the
+     * entry under its kind: stored from here on, until {@link #freedCharge}.
+     *
+     * @param charge at most the shard's usage limit (the insert checked), so below the kind
+     */
+    void storeCharge(long e, long charge, Placement placement) {
+        long word = ChargeWord.of(charge, placement.kindIndex());
+        RAW.set(LONG, e + CHARGE_OFFSET, word);
+        kinds.stored(word);
+    }
+
+    /**
+     * What an entry being freed gives back of usage ({@link #totalCharge}); it leaves its kind's
+     * count here, the one place the shard frees entries.
+     */
+    long freedCharge(long e) {
+        long word = RAW.get(LONG, e + CHARGE_OFFSET);
+        kinds.freed(word);
+        return ChargeWord.charge(word) + metaCharge;
     }
 
     /** What the entry counts against capacity: its charge plus its record, if metadata counts. */

@@ -1,6 +1,5 @@
 package dev.clockwork.offheap.lru;
 
-import static dev.clockwork.offheap.lru.LruRecordLayout.CHARGE_OFFSET;
 import static dev.clockwork.offheap.lru.LruRecordLayout.HAS_HIT;
 import static dev.clockwork.offheap.lru.LruRecordLayout.IN_CACHE;
 import static dev.clockwork.offheap.lru.LruRecordLayout.IN_HIGH_POOL;
@@ -14,7 +13,7 @@ import static dev.clockwork.offheap.lru.LruRecordLayout.VALUE_ADDRESS_OFFSET;
 import static dev.clockwork.offheap.lru.LruRecordLayout.VALUE_LENGTH_OFFSET;
 
 import dev.clockwork.cache.EntryVisitor;
-import dev.clockwork.cache.Priority;
+import dev.clockwork.cache.Placement;
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.offheap.context.CallbackGuard;
 import dev.clockwork.offheap.entry.EntryStamp;
@@ -100,7 +99,7 @@ public final class LruShard extends LruList implements Shard {
      * @param options the pool ratios and the record limit
      */
     public LruShard(ShardContext shard, Options options) {
-        super(options.highRatio(), options.lowRatio(), shard.chargeMetadata(),
+        super(options.highRatio(), options.lowRatio(), shard,
                 windowed(shard.admission()));
         this.window = windowed(shard.admission()) ? new LruWindow(this, shard.admission()) : null;
         this.refusals = new LruRefusals(shard.context().callbacks);
@@ -228,7 +227,7 @@ public final class LruShard extends LruList implements Shard {
      */
     private void free(long e) {
         assert refs(refsAndFlags(e)) == 0 && !hasFlag(e, IN_CACHE) : "freeing a live entry";
-        long total = totalCharge(e);
+        long total = freedCharge(e); // and the entry leaves its kind's count
         assert usage >= total : "usage " + usage + " below the charge " + total + " it holds";
         usage -= total;
         long valueAddress = RAW.get(LONG, e + VALUE_ADDRESS_OFFSET);
@@ -327,7 +326,7 @@ public final class LruShard extends LruList implements Shard {
      * free a record otherwise).
      */
     public synchronized long insert(long h0, long h1, long valueAddress, int valueLength,
-                                    long charge, Priority priority, boolean keepRef) {
+                                    long charge, Placement placement, boolean keepRef) {
         refusals.check(); // the value stays the caller's (the cache's insertCopied contract)
         if (charge > usageLimit - metaCharge) {
             return InsertOutcome.REFUSED; // can never fit; keeps the sums below from overflowing
@@ -336,11 +335,11 @@ public final class LruShard extends LruList implements Shard {
         boolean intoWindow = false;
         if (window != null) {
             window.followShare(capacity);
-            LruWindow.Placement placement = window.evictFor(total, h0, hashIndex.find(h0, h1) != 0);
-            if (placement == LruWindow.Placement.REFUSED) {
+            LruWindow.Placement admitted = window.evictFor(total, h0, hashIndex.find(h0, h1) != 0);
+            if (admitted == LruWindow.Placement.REFUSED) {
                 return InsertOutcome.REJECTED;
             }
-            intoWindow = placement == LruWindow.Placement.WINDOW;
+            intoWindow = admitted == LruWindow.Placement.WINDOW;
         } else {
             evictFor(total);
         }
@@ -355,9 +354,9 @@ public final class LruShard extends LruList implements Shard {
         RAW.set(LONG, e + KEY0_OFFSET, h0);
         RAW.set(LONG, e + KEY1_OFFSET, h1);
         RAW.set(LONG, e + VALUE_ADDRESS_OFFSET, valueAddress);
-        RAW.set(LONG, e + CHARGE_OFFSET, charge);
+        storeCharge(e, charge, placement);
         RAW.set(INT, e + VALUE_LENGTH_OFFSET, valueLength);
-        setRefsAndFlags(e, IN_CACHE | (priority.ordinal() << PRIORITY_SHIFT)
+        setRefsAndFlags(e, IN_CACHE | (placement.priority().ordinal() << PRIORITY_SHIFT)
                 | (keepRef ? ONE_REF : 0) | (intoWindow ? IN_WINDOW : 0));
         usage += total;
         long replaced = hashIndex.insert(e, index);

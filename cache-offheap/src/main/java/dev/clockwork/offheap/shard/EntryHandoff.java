@@ -20,8 +20,9 @@ public interface EntryHandoff {
      * @param h1 the entry's hashed key, second half
      * @param valueAddress native address of the entry's value
      * @param valueLength the value's length in bytes
-     * @param charge the entry's charge, excluding metadata
+     * @param chargeWord the record's charge word: the entry's charge (excluding metadata) and
+     *     its kind ({@code ChargeWord}), which the visitor gets apart
      */
     void visit(EntryVisitor visitor, boolean readsValues, long h0, long h1, long valueAddress,
-               int valueLength, long charge);
+               int valueLength, long chargeWord);
 }

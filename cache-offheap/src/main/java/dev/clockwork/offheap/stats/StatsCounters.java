@@ -25,14 +25,22 @@ public final class StatsCounters {
     /** Auto table: lookups that started a chain walk again after noticing a concurrent change. */
     public final LongAdder lookupRestarts = new LongAdder();
 
+    /** The declared entry kinds' counters ({@link KindCounts#NONE} without kinds). */
+    public final KindCounts kinds;
+
     public StatsCounters(boolean recordLookups) {
+        this(recordLookups, KindCounts.NONE);
+    }
+
+    public StatsCounters(boolean recordLookups, KindCounts kinds) {
         this.recordLookups = recordLookups;
+        this.kinds = kinds;
     }
 
     public CacheStats snapshot() {
         return new CacheStats(lookups.hits(), lookups.misses(), inserts.sum(),
                 standaloneInserts.sum(),
                 memoryLimitRejects.sum(), admissionRejects.sum(), evictions.sum(),
-                evictionEffortExceeded.sum(), yields.sum());
+                evictionEffortExceeded.sum(), yields.sum(), kinds.snapshot());
     }
 }
