@@ -238,6 +238,40 @@ public final class CheckedCache implements Cache {
     }
 
     @Override
+    public boolean put(long key0, long key1, MemorySegment value, long charge,
+                       Placement placement) {
+        return cache.put(key0, key1, value, charge, placement);
+    }
+
+    @Override
+    public boolean put(long key0, long key1, byte[] value, int offset, int length, long charge,
+                       Placement placement) {
+        return cache.put(key0, key1, value, offset, length, charge, placement);
+    }
+
+    @Override
+    public boolean putIfAbsent(long key0, long key1, MemorySegment value, long charge,
+                               Placement placement) {
+        return cache.putIfAbsent(key0, key1, value, charge, placement);
+    }
+
+    @Override
+    public boolean putIfAbsent(long key0, long key1, byte[] value, int offset, int length,
+                               long charge, Placement placement) {
+        return cache.putIfAbsent(key0, key1, value, offset, length, charge, placement);
+    }
+
+    @Override
+    public void clear() {
+        cache.clear();
+    }
+
+    @Override
+    public long eraseIf(KeyPredicate predicate) {
+        return cache.eraseIf(predicate);
+    }
+
+    @Override
     public long capacity() {
         return cache.capacity();
     }

@@ -2,6 +2,7 @@ package dev.clockwork.offheap;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.EntryVisitor;
+import dev.clockwork.cache.KeyPredicate;
 import dev.clockwork.cache.Placement;
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.dump.DumpFormat;
@@ -413,12 +414,18 @@ public abstract class HyperClockCache extends EngineCache {
     /** By countdown, highest first: {@link ClockDumpWalk}. */
     @Override
     void dumpEntries(DumpWriter writer) throws IOException {
-        ClockDumpWalk.dump(tables, writer, context.all(), keyHashSeed, this::checkOpen);
+        ClockDumpWalk.dump(tables, writer, context.all(), hashSeed, this::checkOpen);
     }
 
     @Override
     int dumpOrder() {
         return DumpFormat.ORDER_CLOCK;
+    }
+
+    /** Erases as the walk goes: a HyperClock visitor may erase ({@link KeySweep}). */
+    @Override
+    long eraseMatching(KeyPredicate predicate) {
+        return KeySweep.eraseWhileVisiting(this, predicate);
     }
 
     // ---------------------------------------------------------------- erase, capacity, stats

@@ -1,6 +1,7 @@
 package dev.clockwork.offheap;
 
 import dev.clockwork.cache.EntryVisitor;
+import dev.clockwork.cache.KeyPredicate;
 import dev.clockwork.cache.Placement;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.admission.Admission;
@@ -248,7 +249,7 @@ public final class LruCache extends EngineCache {
         try (Arena arena = Arena.ofConfined()) {
             LruDumpWalk[] walks = new LruDumpWalk[shards.length];
             for (int i = 0; i < shards.length; i++) {
-                walks[i] = new LruDumpWalk(shards[i], arena, context.all(), keyHashSeed);
+                walks[i] = new LruDumpWalk(shards[i], arena, context.all(), hashSeed);
             }
             for (int left = walks.length; left > 0;) {
                 left = 0;
@@ -267,6 +268,12 @@ public final class LruCache extends EngineCache {
     @Override
     int dumpOrder() {
         return DumpFormat.ORDER_RECENCY;
+    }
+
+    /** Erases after each batch, outside the lock its predicate runs under ({@link KeySweep}). */
+    @Override
+    long eraseMatching(KeyPredicate predicate) {
+        return KeySweep.eraseAfterEachBatch(this, shards, predicate);
     }
 
     // ---------------------------------------------------------------- capacity and usage

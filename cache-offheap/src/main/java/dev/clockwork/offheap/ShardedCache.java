@@ -43,7 +43,7 @@ public abstract class ShardedCache implements Cache {
     private final CallbackGuard callbacks;
     /** The shards, as the loops over all of them see them; subclasses keep them typed. */
     private final Shard[] shards;
-    private final long hashSeed;
+    final long hashSeed;
     private final Admission admission;
     /**
      * Whether lookups tell {@link #admission} of their hits here. Not when the shards tell it of
@@ -392,8 +392,8 @@ public abstract class ShardedCache implements Cache {
     }
 
     /** Checks, asks admission, copies the value into native memory and stores it. */
-    private long insert(long key0, long key1, MemorySegment segment, byte[] array, int offset,
-                        int length, long charge, Placement placement, boolean keepRef) {
+    final long insert(long key0, long key1, MemorySegment segment, byte[] array, int offset,
+                      int length, long charge, Placement placement, boolean keepRef) {
         checkOpen();
         stats.kinds.check(placement); // not null, and a kind this cache counts
         Args.requireNonNegative("charge", charge);

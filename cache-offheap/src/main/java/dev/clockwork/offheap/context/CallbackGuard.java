@@ -119,6 +119,14 @@ public final class CallbackGuard {
         return MARKS.get()[LOCKED] != 0;
     }
 
+    /**
+     * Whether the calling thread is asking a user's admission policy now: a call that would wait
+     * there for another thread's lock (a key's stripe) must refuse instead.
+     */
+    public static boolean isInsidePolicy() {
+        return MARKS.get()[POLICY] != 0;
+    }
+
     /** Throws if the calling thread is asking an admission policy: close must not run there. */
     public static void refuseIfInPolicy() {
         if (MARKS.get()[POLICY] != 0) {
