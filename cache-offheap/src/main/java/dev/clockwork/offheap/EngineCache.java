@@ -1,11 +1,14 @@
 package dev.clockwork.offheap;
 
+import dev.clockwork.cache.AsyncValueLoader;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.cache.ValueLoader;
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.internal.Args;
 import dev.clockwork.offheap.context.CacheContext;
 import dev.clockwork.offheap.shard.Shard;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * What a storage engine asks of its block cache beyond the index's lookup, insert and erase,
@@ -18,6 +21,8 @@ import java.lang.foreign.MemorySegment;
 public abstract class EngineCache extends ShardedCache {
     /** put, putIfAbsent and its pinned form, under the key's stripe. */
     final KeyedPuts puts = new KeyedPuts(this);
+    /** Get-or-load, with its loads in flight. */
+    final LoadOnce loading = new LoadOnce(this);
 
     EngineCache(CacheContext context, Shard[] shards, long capacity, long hashSeed,
                 Admission admission) {
@@ -56,4 +61,52 @@ public abstract class EngineCache extends ShardedCache {
         ValueCopies.checkArray(value, offset, length);
         return puts.putIfAbsentPinned(key0, key1, null, value, offset, length, charge, priority);
     }
+
+    // ---------------------------------------------------------------- get-or-load (LoadOnce)
+
+    @Override
+    public final long lookupOrLoad(long key0, long key1, ValueLoader loader, Priority priority) {
+        return loading.lookupOrLoad(key0, key1, loader, priority);
+    }
+
+    @Override
+    public final int getOrLoad(long key0, long key1, byte[] dst, int offset, ValueLoader loader,
+                               Priority priority) {
+        Args.requireNonNull("dst", dst);
+        Args.requireOffset(offset, dst.length, "dst.length");
+        return (int) loading.getOrLoad(key0, key1, null, dst, offset, dst.length - offset, loader,
+                priority);
+    }
+
+    @Override
+    public final long getOrLoad(long key0, long key1, MemorySegment dst, long offset,
+                                ValueLoader loader, Priority priority) {
+        Args.requireNonNull("dst", dst);
+        Args.requireOffset(offset, dst.byteSize(), "dst.byteSize()");
+        return loading.getOrLoad(key0, key1, dst, null, offset, dst.byteSize() - offset, loader,
+                priority);
+    }
+
+    @Override
+    public final CompletableFuture<byte[]> getOrLoadAsync(long key0, long key1,
+                                                          AsyncValueLoader loader,
+                                                          Priority priority) {
+        return loading.getOrLoadAsync(key0, key1, loader, priority);
+    }
+
+    /** Loads in flight now, for tests: 0 once every caller of a load has returned. */
+    final int loadsInFlight() {
+        return loading.loads.inFlight();
+    }
+
+    /**
+     * Keeps a loaded value that the cache refused (a strict limit, admission) for the callers
+     * that asked for it: stores it outside the index, pinned once, as a HyperClock cache's
+     * standalone entry is (found by no lookup, charged to usage while pinned, over capacity if
+     * need be, freed by its last release). Returns its handle, or {@link #MISS} if even that
+     * cannot be (the shard's usage at its share of {@link CacheOptions#MAX_USAGE}, or every
+     * record of an LRU shard pinned); then, and when it throws, the value at
+     * {@code valueAddress} is still the caller's.
+     */
+    abstract long pinOutsideIndex(long h0, long h1, long valueAddress, int length, long charge);
 }
