@@ -51,9 +51,10 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li><b>Dedup</b> ({@code *_dedup}, 4 threads): every thread walks the same key sequence
  *       {@code (0, 7), (1, 7), ...}, the loader taking {@code loadNanos} as a disk read
  *       would ({@code loadWait}: parked, as a blocking read, or spinning). {@code naive} is
- *       get, then on a miss load and insert; {@code getOrLoad} is one call. The {@link LoadCounts} counters give loads and calls: loads per call is the
- *       share of calls that went to disk (1/4 if each key were loaded once for the four
- *       threads, up to 1 if every thread loaded every key).</li>
+ *       get, then on a miss load and insert; {@code getOrLoad} is one call. The
+ *       {@link LoadCounts} counters give loads and calls: loads per call is the share of calls
+ *       that went to disk (1/4 if each key were loaded once for the four threads, up to 1 if
+ *       every thread loaded every key).</li>
  * </ul>
  */
 @BenchmarkMode(Mode.Throughput)
