@@ -128,7 +128,9 @@ public interface Cache extends AutoCloseable {
      * met, a size limit below was reached, or the admission policy said no (all counted in
      * {@link #stats()}).
      *
-     * <p>A key that is already present: an LRU cache replaces its entry (a pinned old entry stays
+     * <p>This is RocksDB's insert, whose meaning depends on the cache type; {@link #put} and
+     * {@link #putIfAbsent} mean the same on every type. A key that is already present: an LRU
+     * cache replaces its entry (a pinned old entry stays
      * readable through its handles until released). A HyperClock cache usually keeps the present
      * entry (and refreshes its clock); but when its search for a slot does not meet that entry
      * first (racing inserts of one key, or a free slot ahead of it), a second copy is stored,
@@ -220,6 +222,117 @@ public interface Cache extends AutoCloseable {
      */
     long insertPinned(long key0, long key1, byte[] value, int offset, int length, long charge,
                       Priority priority);
+
+    /**
+     * Stores a copy of {@code value} under the key, replacing the key's value: the same meaning on
+     * every cache type, unlike {@link #insert} (RocksDB's type-specific one, which may keep the
+     * present entry). For a plan cache, or any value that changes.
+     *
+     * <ul>
+     *   <li>Replaces: a lookup of any thread that starts after {@code put} returns finds the new
+     *       value, or nothing if it was refused or evicted since; never the old one, nor a second
+     *       copy. A lookup that overlaps the call may find the old value, nothing, or the new
+     *       value, each whole.</li>
+     *   <li>Readers keep what they pinned: a handle taken on the old entry still reads its bytes,
+     *       intact, until released; the last release frees it.</li>
+     *   <li>Refused is still gone: if the new value is refused (strict capacity limit, size limit
+     *       or admission, counted in {@link #stats()} as an insert's refusal), {@code put} returns
+     *       {@code false} and the key is absent: no lookup ever finds the old value again. The
+     *       same if the call fails after its argument checks (the admission policy throws, native
+     *       memory runs out, the cache closes): the key is left absent. Bad arguments change
+     *       nothing.</li>
+     *   <li>Atomic per key with {@link #putIfAbsent} and the other {@code put}s: they run one
+     *       after another on one key (the off-heap caches hold a lock picked by the key's hash,
+     *       one of a fixed set, for the erase and insert they make), so racing {@code put}s leave
+     *       one entry holding one of their values. A racing plain {@link #insert} or
+     *       {@link #erase} of the key is not ordered with them and keeps its own meaning.</li>
+     * </ul>
+     * {@code true} means stored; without a strict limit, when pinned entries leave no room, the
+     * new entry is stored over capacity and evicted at once (so a lookup may miss, as after any
+     * eviction). {@code false} means refused, on every type alike: a strict limit that cannot be
+     * met is a refusal here also in an LRU cache (whose plain insert without a handle answers
+     * {@code true} for it, "inserted and evicted at once"). Called from inside an admission
+     * policy it throws {@link IllegalStateException} (the insert that asked may hold another
+     * key's lock).
+     *
+     * @param key0 the key's first 64 bits (any value)
+     * @param key1 the key's second 64 bits (any value)
+     * @param value the value: all of the segment, at most {@code Integer.MAX_VALUE} bytes; copied
+     * @param charge what the entry counts against capacity, {@code >= 0}
+     * @param priority how hard to try to keep the entry
+     * @return {@code true} if the new value was accepted, {@code false} if it was refused (the
+     *     key is absent then)
+     * @throws IllegalArgumentException as {@link #insert(long, long, MemorySegment, long,
+     *     Priority)}, with nothing changed
+     * @throws NullPointerException if {@code value} or {@code priority} is null
+     */
+    boolean put(long key0, long key1, MemorySegment value, long charge, Priority priority);
+
+    /**
+     * As {@link #put(long, long, MemorySegment, long, Priority)}, copying from an array.
+     *
+     * @param key0 the key's first 64 bits (any value)
+     * @param key1 the key's second 64 bits (any value)
+     * @param value the array holding the value; copied
+     * @param offset index in {@code value} of the value's first byte
+     * @param length the value's length in bytes, {@code >= 0}
+     * @param charge what the entry counts against capacity, {@code >= 0}
+     * @param priority how hard to try to keep the entry
+     * @return {@code true} if the new value was accepted, {@code false} if it was refused (the
+     *     key is absent then)
+     * @throws IndexOutOfBoundsException if {@code [offset, offset + length)} is not inside
+     *     {@code value}
+     * @throws IllegalArgumentException if {@code charge} is negative or larger than the capacity
+     * @throws NullPointerException if {@code value} or {@code priority} is null
+     */
+    boolean put(long key0, long key1, byte[] value, int offset, int length, long charge,
+                Priority priority);
+
+    /**
+     * Stores a copy of {@code value} only if the key is absent; returns {@code true} if and only
+     * if this call stored it. The same meaning on every cache type, ordered per key with
+     * {@link #put} and the other {@code putIfAbsent}s (see there): of racing calls on an absent
+     * key exactly one returns {@code true}, and lookups then find its value.
+     *
+     * <p>{@code false} means one of two things, which {@link #stats()} tells apart: the key was
+     * present (its entry is left as it was, and nothing is counted), or the key was absent and
+     * the value was refused (strict capacity limit, size limit or admission: counted as an
+     * insert's refusal, {@code memoryLimitRejects} or {@code admissionRejects}). Finding the key
+     * present is not counted as a lookup; in an LRU cache it is a use of the entry, as a hit
+     * is. {@code true} and a refusal mean what they mean for {@link #put}. Called from inside an
+     * admission policy it throws {@link IllegalStateException}, as {@link #put} does.
+     *
+     * @param key0 the key's first 64 bits (any value)
+     * @param key1 the key's second 64 bits (any value)
+     * @param value the value: all of the segment, at most {@code Integer.MAX_VALUE} bytes; copied
+     * @param charge what the entry counts against capacity, {@code >= 0}
+     * @param priority how hard to try to keep the entry
+     * @return {@code true} if this call stored the value
+     * @throws IllegalArgumentException as {@link #insert(long, long, MemorySegment, long,
+     *     Priority)}, with nothing changed
+     * @throws NullPointerException if {@code value} or {@code priority} is null
+     */
+    boolean putIfAbsent(long key0, long key1, MemorySegment value, long charge,
+                        Priority priority);
+
+    /**
+     * As {@link #putIfAbsent(long, long, MemorySegment, long, Priority)}, from an array.
+     *
+     * @param key0 the key's first 64 bits (any value)
+     * @param key1 the key's second 64 bits (any value)
+     * @param value the array holding the value; copied
+     * @param offset index in {@code value} of the value's first byte
+     * @param length the value's length in bytes, {@code >= 0}
+     * @param charge what the entry counts against capacity, {@code >= 0}
+     * @param priority how hard to try to keep the entry
+     * @return {@code true} if this call stored the value
+     * @throws IndexOutOfBoundsException if {@code [offset, offset + length)} is not inside
+     *     {@code value}
+     * @throws IllegalArgumentException if {@code charge} is negative or larger than the capacity
+     * @throws NullPointerException if {@code value} or {@code priority} is null
+     */
+    boolean putIfAbsent(long key0, long key1, byte[] value, int offset, int length, long charge,
+                        Priority priority);
 
     /**
      * A read-only view of a pinned entry's value. Valid until the handle is released; reading it
@@ -520,6 +633,51 @@ public interface Cache extends AutoCloseable {
      * @return {@code true} if the key was in the cache
      */
     boolean erase(long key0, long key1);
+
+    /**
+     * Erases every entry: {@link #eraseIf} with a predicate that picks every key, and the same
+     * guarantees (pinned entries stay readable until their last release; entries inserted
+     * during the call may stay).
+     *
+     * @throws IllegalStateException if the cache is closed (or closes during the call)
+     */
+    void clear();
+
+    /**
+     * Erases every entry whose key {@code predicate} picks, as {@link #erase} would, one by one;
+     * returns how many it erased.
+     *
+     * <h4>Which entries</h4>
+     * Every entry that is in the cache for the whole call and whose key the predicate picks is
+     * erased; no other entry present for the whole call is. An entry inserted, replaced or
+     * evicted during the call may be erased or not (a key picked for an entry that is then
+     * replaced may take the replacement with it). Which keys the predicate is asked about, and
+     * how often, is what {@link #forEachEntry} visits.
+     *
+     * <h4>Readers</h4>
+     * A pinned entry that is erased stays readable through its handles, whole, and is freed on
+     * its last release, as after {@link #erase}.
+     *
+     * <h4>The predicate</h4>
+     * It is the caller's code (see {@link KeyPredicate} and "Callbacks" above). If it throws, the
+     * call stops and the exception reaches the caller: what was erased stays erased (every key it
+     * picked before it threw is erased), nothing is left pinned and nothing leaks. Calls back into
+     * the cache follow an {@link EntryVisitor}'s rules: they work in a HyperClock cache, and throw
+     * {@link IllegalStateException} in an LRU cache, whose predicate runs with a shard's lock
+     * held.
+     *
+     * <h4>Costs</h4>
+     * One pass over every slot or record, as {@link #forEachEntry}; the off-heap caches erase as
+     * they go (HyperClock) or after each batch of 256 records, outside the lock (LRU), so the heap
+     * used does not grow with the number of entries (LRU: 4 KiB of keys per call).
+     *
+     * @param predicate picks the keys to erase
+     * @return the number of keys erased (a key a HyperClock cache stored twice, through racing
+     *     plain inserts, counts once)
+     * @throws NullPointerException if {@code predicate} is null
+     * @throws IllegalStateException if the cache is closed (or closes during the call)
+     */
+    long eraseIf(KeyPredicate predicate);
 
     /**
      * The capacity in bytes, as last set (see {@link #setCapacity}).

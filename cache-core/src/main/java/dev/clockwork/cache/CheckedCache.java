@@ -251,6 +251,40 @@ public final class CheckedCache implements Cache {
     }
 
     @Override
+    public boolean put(long key0, long key1, MemorySegment value, long charge,
+                       Priority priority) {
+        return cache.put(key0, key1, value, charge, priority);
+    }
+
+    @Override
+    public boolean put(long key0, long key1, byte[] value, int offset, int length, long charge,
+                       Priority priority) {
+        return cache.put(key0, key1, value, offset, length, charge, priority);
+    }
+
+    @Override
+    public boolean putIfAbsent(long key0, long key1, MemorySegment value, long charge,
+                               Priority priority) {
+        return cache.putIfAbsent(key0, key1, value, charge, priority);
+    }
+
+    @Override
+    public boolean putIfAbsent(long key0, long key1, byte[] value, int offset, int length,
+                               long charge, Priority priority) {
+        return cache.putIfAbsent(key0, key1, value, offset, length, charge, priority);
+    }
+
+    @Override
+    public void clear() {
+        cache.clear();
+    }
+
+    @Override
+    public long eraseIf(KeyPredicate predicate) {
+        return cache.eraseIf(predicate);
+    }
+
+    @Override
     public long capacity() {
         return cache.capacity();
     }

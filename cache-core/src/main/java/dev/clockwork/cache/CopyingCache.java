@@ -130,17 +130,17 @@ public final class CopyingCache implements AutoCloseable {
 
     /**
      * Stores a copy of {@code value} under {@code key}, charged at {@code value.length} bytes,
-     * replacing any value the key had (unlike {@link Cache#insert}, which keeps the present entry):
-     * the old entry is erased first, so a concurrent reader sees the old value, a miss, or the new
-     * value, never a mix.
+     * replacing any value the key had: {@link Cache#put}, with its meaning on every cache type
+     * (a concurrent reader sees the old value, a miss, or the new value, never a mix; racing puts
+     * of one key leave one entry; a refused value leaves the key absent).
      *
      * @param key the key's bytes, any length
      * @param value the value; copied
      * @param priority how hard the cache should try to keep the entry
      * @return {@code true} if the cache accepted the entry, {@code false} if it refused it (strict
-     *     capacity limit or admission policy)
-     * @throws IllegalArgumentException if the value is larger than the cache's capacity; the
-     *     key's old value has been erased by then
+     *     capacity limit or admission policy; the key is absent then)
+     * @throws IllegalArgumentException if the value is larger than the cache's capacity; nothing
+     *     is changed then
      */
     public boolean put(byte[] key, byte[] value, Priority priority) {
         Args.requireNonNull("key", key);
@@ -148,8 +148,27 @@ public final class CopyingCache implements AutoCloseable {
         Args.requireNonNull("priority", priority);
         long[] h = SCRATCH.get();
         Murmur3.hash128(key, 0, key.length, seed, h);
-        cache.erase(h[0], h[1]);
-        return cache.insert(h[0], h[1], value, 0, value.length, value.length, priority);
+        return cache.put(h[0], h[1], value, 0, value.length, value.length, priority);
+    }
+
+    /**
+     * Stores a copy of {@code value} under {@code key}, charged at {@code value.length} bytes,
+     * only if the key is absent: {@link Cache#putIfAbsent}.
+     *
+     * @param key the key's bytes, any length
+     * @param value the value; copied
+     * @param priority how hard the cache should try to keep the entry
+     * @return {@code true} if this call stored the value; {@code false} if the key was present or
+     *     the value was refused (the cache's stats tell which)
+     * @throws IllegalArgumentException if the value is larger than the cache's capacity
+     */
+    public boolean putIfAbsent(byte[] key, byte[] value, Priority priority) {
+        Args.requireNonNull("key", key);
+        Args.requireNonNull("value", value);
+        Args.requireNonNull("priority", priority);
+        long[] h = SCRATCH.get();
+        Murmur3.hash128(key, 0, key.length, seed, h);
+        return cache.putIfAbsent(h[0], h[1], value, 0, value.length, value.length, priority);
     }
 
     /**
@@ -235,9 +254,10 @@ public final class CopyingCache implements AutoCloseable {
      * @param key the key's bytes: the whole segment, heap or native
      * @param value the value: the whole segment, at most {@code Integer.MAX_VALUE} bytes; copied
      * @param priority how hard the cache should try to keep the entry
-     * @return {@code true} if the cache accepted the entry, {@code false} if it refused it
+     * @return {@code true} if the cache accepted the entry, {@code false} if it refused it (the
+     *     key is absent then)
      * @throws IllegalArgumentException if the value is larger than the cache's capacity, or
-     *     longer than {@code Integer.MAX_VALUE} bytes; the key's old value has been erased by then
+     *     longer than {@code Integer.MAX_VALUE} bytes; nothing is changed then
      */
     public boolean put(MemorySegment key, MemorySegment value, Priority priority) {
         Args.requireNonNull("key", key);
@@ -245,8 +265,28 @@ public final class CopyingCache implements AutoCloseable {
         Args.requireNonNull("priority", priority);
         long[] h = SCRATCH.get();
         Murmur3.hash128(key, 0, key.byteSize(), seed, h);
-        cache.erase(h[0], h[1]);
-        return cache.insert(h[0], h[1], value, value.byteSize(), priority);
+        return cache.put(h[0], h[1], value, value.byteSize(), priority);
+    }
+
+    /**
+     * As {@link #putIfAbsent(byte[], byte[], Priority)}, with key and value in segments; the
+     * charge is {@code value.byteSize()}.
+     *
+     * @param key the key's bytes: the whole segment, heap or native
+     * @param value the value: the whole segment, at most {@code Integer.MAX_VALUE} bytes; copied
+     * @param priority how hard the cache should try to keep the entry
+     * @return {@code true} if this call stored the value; {@code false} if the key was present or
+     *     the value was refused
+     * @throws IllegalArgumentException if the value is larger than the cache's capacity, or
+     *     longer than {@code Integer.MAX_VALUE} bytes
+     */
+    public boolean putIfAbsent(MemorySegment key, MemorySegment value, Priority priority) {
+        Args.requireNonNull("key", key);
+        Args.requireNonNull("value", value);
+        Args.requireNonNull("priority", priority);
+        long[] h = SCRATCH.get();
+        Murmur3.hash128(key, 0, key.byteSize(), seed, h);
+        return cache.putIfAbsent(h[0], h[1], value, value.byteSize(), priority);
     }
 
     /**

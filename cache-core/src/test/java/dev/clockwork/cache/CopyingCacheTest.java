@@ -162,6 +162,26 @@ class CopyingCacheTest {
     }
 
     @Test
+    void putReplacesAndPutIfAbsentKeepsThePresentValue() {
+        byte[] key = bytes("k");
+        assertTrue(cache.putIfAbsent(key, bytes("first"), Priority.LOW));
+        assertFalse(cache.putIfAbsent(key, bytes("second"), Priority.LOW));
+        assertArrayEquals(bytes("first"), cache.get(key));
+        assertTrue(cache.put(key, bytes("third")));
+        assertArrayEquals(bytes("third"), cache.get(key));
+        MemorySegment sk = MemorySegment.ofArray(key);
+        assertFalse(cache.putIfAbsent(sk, MemorySegment.ofArray(bytes("fourth")), Priority.LOW));
+        assertTrue(cache.put(sk, MemorySegment.ofArray(bytes("fifth"))));
+        assertArrayEquals(bytes("fifth"), cache.get(key));
+        backing.refuseInserts = true;
+        assertFalse(cache.put(key, bytes("sixth")));
+        assertNull(cache.get(key), "a refused put leaves the key absent, not its old value");
+        assertFalse(cache.putIfAbsent(key, bytes("seventh"), Priority.LOW));
+        assertNpe("priority", () -> cache.putIfAbsent(key, key, null));
+        assertNpe("value", () -> cache.putIfAbsent(sk, null, Priority.LOW));
+    }
+
+    @Test
     void refusedInsertReportsFalse() {
         backing.refuseInserts = true;
         assertFalse(cache.put(bytes("k"), bytes("v")));
@@ -326,6 +346,46 @@ class CopyingCacheTest {
         @Override
         public boolean erase(long key0, long key1) {
             return entries.remove(new Key(key0, key1)) != null;
+        }
+
+        @Override
+        public boolean put(long key0, long key1, MemorySegment value, long charge,
+                           Priority priority) {
+            return put(key0, key1, value.toArray(ValueLayout.JAVA_BYTE), 0,
+                    (int) value.byteSize(), charge, priority);
+        }
+
+        @Override
+        public boolean put(long key0, long key1, byte[] value, int offset, int length,
+                           long charge, Priority priority) {
+            entries.remove(new Key(key0, key1));
+            return insert(key0, key1, value, offset, length, charge, priority);
+        }
+
+        @Override
+        public boolean putIfAbsent(long key0, long key1, MemorySegment value, long charge,
+                                   Priority priority) {
+            return !entries.containsKey(new Key(key0, key1))
+                    && insert(key0, key1, value, charge, priority);
+        }
+
+        @Override
+        public boolean putIfAbsent(long key0, long key1, byte[] value, int offset, int length,
+                                   long charge, Priority priority) {
+            return !entries.containsKey(new Key(key0, key1))
+                    && insert(key0, key1, value, offset, length, charge, priority);
+        }
+
+        @Override
+        public void clear() {
+            entries.clear();
+        }
+
+        @Override
+        public long eraseIf(KeyPredicate predicate) {
+            int before = entries.size();
+            entries.keySet().removeIf(k -> predicate.test(k.k0(), k.k1()));
+            return before - entries.size();
         }
 
         @Override

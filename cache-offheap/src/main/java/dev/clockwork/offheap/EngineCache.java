@@ -1,6 +1,7 @@
 package dev.clockwork.offheap;
 
 import dev.clockwork.cache.AsyncValueLoader;
+import dev.clockwork.cache.KeyPredicate;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.ValueLoader;
 import dev.clockwork.cache.admission.Admission;
@@ -30,6 +31,38 @@ public abstract class EngineCache extends ShardedCache {
     }
 
     // ---------------------------------------------------------------- uniform writes
+
+    /** Under the key's stripe: erases the key, then inserts ({@link KeyedPuts}). */
+    @Override
+    public final boolean put(long key0, long key1, MemorySegment value, long charge,
+                             Priority priority) {
+        Args.requireNonNull("value", value);
+        int length = ValueCopies.checkLength(value.byteSize());
+        return puts.put(key0, key1, value, null, 0, length, charge, priority);
+    }
+
+    @Override
+    public final boolean put(long key0, long key1, byte[] value, int offset, int length,
+                             long charge, Priority priority) {
+        ValueCopies.checkArray(value, offset, length);
+        return puts.put(key0, key1, null, value, offset, length, charge, priority);
+    }
+
+    /** Under the key's stripe: a presence check, then an insert ({@link KeyedPuts}). */
+    @Override
+    public final boolean putIfAbsent(long key0, long key1, MemorySegment value, long charge,
+                                     Priority priority) {
+        Args.requireNonNull("value", value);
+        int length = ValueCopies.checkLength(value.byteSize());
+        return puts.putIfAbsent(key0, key1, value, null, 0, length, charge, priority);
+    }
+
+    @Override
+    public final boolean putIfAbsent(long key0, long key1, byte[] value, int offset, int length,
+                                     long charge, Priority priority) {
+        ValueCopies.checkArray(value, offset, length);
+        return puts.putIfAbsent(key0, key1, null, value, offset, length, charge, priority);
+    }
 
     /**
      * Pins the entry now under the key: the present one, or else a copy of {@code value} stored
@@ -109,4 +142,22 @@ public abstract class EngineCache extends ShardedCache {
      * {@code valueAddress} is still the caller's.
      */
     abstract long pinOutsideIndex(long h0, long h1, long valueAddress, int length, long charge);
+
+    // ---------------------------------------------------------------- erasing by key
+
+    @Override
+    public final void clear() {
+        eraseIf(KeySweep.EVERY_KEY);
+    }
+
+    /** One walk of the entries, erasing what the predicate picks ({@link KeySweep}). */
+    @Override
+    public final long eraseIf(KeyPredicate predicate) {
+        Args.requireNonNull("predicate", predicate);
+        checkOpen();
+        return eraseMatching(predicate);
+    }
+
+    /** {@link #eraseIf} after its checks: the type's way of {@link KeySweep}. */
+    abstract long eraseMatching(KeyPredicate predicate);
 }

@@ -2,6 +2,7 @@ package dev.clockwork.offheap;
 
 import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.EntryVisitor;
+import dev.clockwork.cache.KeyPredicate;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.hash.KeyHash;
@@ -396,6 +397,12 @@ public abstract class HyperClockCache extends EngineCache {
                 }
             }
         }
+    }
+
+    /** Erases as the walk goes: a HyperClock visitor may erase ({@link KeySweep}). */
+    @Override
+    long eraseMatching(KeyPredicate predicate) {
+        return KeySweep.eraseWhileVisiting(this, predicate);
     }
 
     // ---------------------------------------------------------------- erase, capacity, stats

@@ -12,7 +12,9 @@ import java.lang.foreign.MemorySegment;
  * and its pinned form, each run under its key's stripe ({@link KeyStripes}) so that two of them on
  * one key never interleave. Built on the index's own steps (a presence check, {@code eraseHashed},
  * the insert path of {@link ShardedCache}), so they hold for the fixed and Auto tables and the LRU
- * shards alike, whatever each type's plain insert does with a present key.
+ * shards alike, whatever each type's plain insert does with a present key. Their inserts take a
+ * handle and let it go ({@link #insertAndLetGo}), so that "refused" means the same on every type
+ * too.
  *
  * <h2>put: erase, then insert, under the stripe</h2>
  * Erasing first is what makes the meaning uniform: a HyperClock table's insert keeps a present
@@ -48,7 +50,7 @@ final class KeyedPuts {
      * Stores the value under the key in place of any present entry; the array or the segment
      * holds the value (the other null), already checked by the caller.
      *
-     * @return whether the insert was accepted, as {@link Cache#insert} answers
+     * @return whether the value was stored (see {@link #insertAndLetGo})
      */
     boolean put(long key0, long key1, MemorySegment segment, byte[] array, int offset, int length,
                 long charge, Priority priority) {
@@ -56,15 +58,14 @@ final class KeyedPuts {
         long h1 = KeyHash.hash1FromHash0(h0, key1);
         synchronized (stripes.of(h0)) {
             cache.eraseHashed(h0, h1);
-            return cache.insert(key0, key1, segment, array, offset, length, charge, priority,
-                    false) != Cache.MISS;
+            return insertAndLetGo(key0, key1, segment, array, offset, length, charge, priority);
         }
     }
 
     /**
      * Stores the value only if the key is absent.
      *
-     * @return whether this call stored it (accepted, as {@link Cache#insert} answers)
+     * @return whether this call stored it (see {@link #insertAndLetGo})
      */
     boolean putIfAbsent(long key0, long key1, MemorySegment segment, byte[] array, int offset,
                         int length, long charge, Priority priority) {
@@ -74,8 +75,7 @@ final class KeyedPuts {
             if (present(h0, h1)) {
                 return false;
             }
-            return cache.insert(key0, key1, segment, array, offset, length, charge, priority,
-                    false) != Cache.MISS;
+            return insertAndLetGo(key0, key1, segment, array, offset, length, charge, priority);
         }
     }
 
@@ -97,6 +97,24 @@ final class KeyedPuts {
             return cache.insert(key0, key1, segment, array, offset, length, charge, priority,
                     true);
         }
+    }
+
+    /**
+     * Inserts pinned and releases at once; returns whether it was stored. Pinned because only
+     * then does every type refuse, and count the refusal, when a strict limit cannot be met: an
+     * LRU insert without a handle is dropped instead, uncounted, and answers {@code true}. Without
+     * a strict limit and without room the entry is stored over capacity (LRU) or standalone
+     * (HyperClock), and this release frees it: accepted, and evicted at once.
+     */
+    private boolean insertAndLetGo(long key0, long key1, MemorySegment segment, byte[] array,
+                                   int offset, int length, long charge, Priority priority) {
+        long handle = cache.insert(key0, key1, segment, array, offset, length, charge, priority,
+                true);
+        if (handle == Cache.MISS) {
+            return false;
+        }
+        cache.release(handle);
+        return true;
     }
 
     /**

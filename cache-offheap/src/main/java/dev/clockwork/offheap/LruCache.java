@@ -1,6 +1,7 @@
 package dev.clockwork.offheap;
 
 import dev.clockwork.cache.EntryVisitor;
+import dev.clockwork.cache.KeyPredicate;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.internal.Args;
@@ -239,6 +240,12 @@ public final class LruCache extends EngineCache {
                 cursor = shard.visitEntries(handoff, visitor, readsValues, cursor, entriesPerLock);
             } while (cursor >= 0);
         }
+    }
+
+    /** Erases after each batch, outside the lock its predicate runs under ({@link KeySweep}). */
+    @Override
+    long eraseMatching(KeyPredicate predicate) {
+        return KeySweep.eraseAfterEachBatch(this, shards, predicate);
     }
 
     // ---------------------------------------------------------------- capacity and usage

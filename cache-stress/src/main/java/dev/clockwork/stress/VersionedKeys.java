@@ -70,6 +70,11 @@ final class VersionedKeys {
         return KEY1_BASE + key * 0x9E37L;
     }
 
+    /** The bytes of a key's version, shared: a cache copies them, nothing changes them. */
+    static byte[] value(int key, int version) {
+        return VALUES[key][version];
+    }
+
     static boolean insert(Cache cache, int key, int version, Priority priority) {
         byte[] v = VALUES[key][version];
         return cache.insert(key0(key), key1(key), v, 0, v.length, CHARGE, priority);

@@ -1,5 +1,7 @@
 package dev.clockwork.cache.key;
 
+import dev.clockwork.cache.Cache;
+import dev.clockwork.cache.KeyPredicate;
 import dev.clockwork.cache.hash.KeyHash;
 
 /**
@@ -126,6 +128,30 @@ public final class FileCacheKey {
      */
     public long key1ForMinSizeRecord(long offset) {
         return base1 ^ (offset >>> 2);
+    }
+
+    /**
+     * Picks the keys of this file's blocks at offsets below {@code offsetLimit}, for
+     * {@link Cache#eraseIf}: {@code cache.eraseIf(file.blocksBelow(fileSize))} drops the file's
+     * blocks, e.g. when the file is deleted. A key is picked when its first word is this file's
+     * and its second word is {@link #key1(long)} of an offset below the limit (compared
+     * unsigned).
+     *
+     * <p>Exactly this file's blocks, whenever the cache's keys are distinct by construction with
+     * offsets below the limit (see "Layout": the bits of the session counter, the file number and
+     * the limit fit in 128 together): a key of another file that passed the test would be the
+     * key of one of this file's blocks too. Keys made with {@link #key1ForMinSizeRecord} are
+     * picked for byte offsets below {@code 4 * offsetLimit}. Allocates one small object; the
+     * predicate itself allocates nothing.
+     *
+     * @param offsetLimit one past the largest offset to pick, unsigned ({@code -1}: every offset,
+     *     which may also pick blocks of files whose first word is the same)
+     * @return the predicate
+     */
+    public KeyPredicate blocksBelow(long offsetLimit) {
+        long fileKey0 = key0;
+        long fileBase1 = base1;
+        return (k0, k1) -> k0 == fileKey0 && Long.compareUnsigned(k1 ^ fileBase1, offsetLimit) < 0;
     }
 
     @Override
