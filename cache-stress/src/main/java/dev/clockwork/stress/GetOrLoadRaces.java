@@ -9,6 +9,7 @@ import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.ValueLoader;
 import dev.clockwork.offheap.HyperClockCache;
 import dev.clockwork.offheap.ModelAccess;
+import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -51,7 +52,7 @@ public class GetOrLoadRaces {
         ValueLoader loader(int version) {
             return (k0, k1) -> {
                 loads.incrementAndGet();
-                return VersionedKeys.value(A, version);
+                return MemorySegment.ofArray(VersionedKeys.value(A, version));
             };
         }
 

@@ -98,11 +98,6 @@ final class VersionedKeys {
         }
     }
 
-    /** A key's version as a segment over its bytes (read-only use), as a loader returns it. */
-    static MemorySegment value(int key, int version) {
-        return MemorySegment.ofArray(VALUES[key][version]);
-    }
-
     static long insertPinned(Cache cache, int key, int version, Priority priority) {
         byte[] v = VALUES[key][version];
         return cache.insertPinned(key0(key), key1(key), v, 0, v.length, CHARGE, priority);
