@@ -333,6 +333,36 @@ class GetOrLoadTest {
         }
     }
 
+    /**
+     * Admission refuses the loaded value (a policy that keeps every victim, no window): the
+     * callers still get it, outside the cache, and its release gives everything back.
+     */
+    @ParameterizedTest
+    @EnumSource(CacheKind.class)
+    void aValueAdmissionRejectsStillReachesItsCallers(CacheKind kind) {
+        CallbackKit.ScriptedPolicy keepsVictims = new CallbackKit.ScriptedPolicy();
+        keepsVictims.admit = (candidate, victim) -> false;
+        try (EngineCache cache = (EngineCache) MisuseKit.build(kind, 64 << 10, LEN, 0,
+                keepsVictims)) {
+            for (long k = 100; k < 100 + (64 << 10) / LEN; k++) { // fill: later inserts duel
+                cache.insert(k, ~k, valueOf(k), 0, LEN, LEN, Priority.LOW);
+            }
+            long usage = cache.usage();
+            long entries = cache.entryCount();
+            long live = CallbackKit.liveValueBytes(cache);
+            long rejects = cache.stats().admissionRejects();
+            long h = cache.lookupOrLoad(9, ~9L, (a, b) -> segmentOf(9), Priority.LOW);
+            assertArrayEquals(valueOf(9), cache.value(h).toArray(JAVA_BYTE));
+            assertTrue(cache.stats().admissionRejects() > rejects, "admission said no");
+            assertEquals(Cache.MISS, cache.lookup(9, ~9L), "rejected: not in the cache");
+            assertTrue(cache.release(h), "the last release frees it");
+            assertEquals(usage, cache.usage());
+            assertEquals(entries, cache.entryCount());
+            assertEquals(live, CallbackKit.liveValueBytes(cache));
+            assertEquals(0, cache.loadsInFlight());
+        }
+    }
+
     // ---------------------------------------------------------------- loaders that call back
 
     /**
