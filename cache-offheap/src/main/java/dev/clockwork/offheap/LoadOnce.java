@@ -98,6 +98,7 @@ final class LoadOnce {
                 cache.release(handle);
             }
         }
+        refuseInsidePolicy();
         CompletableFuture<byte[]> result = new CompletableFuture<>();
         Load load = loads.join(h0, h1, result);
         if (load.startedByCaller()) {
@@ -110,6 +111,7 @@ final class LoadOnce {
 
     private long loadPinned(long key0, long key1, long h0, long h1, ValueLoader loader,
                             Priority priority) {
+        refuseInsidePolicy();
         Load load = loads.join(h0, h1, null);
         if (!load.startedByCaller()) {
             return awaitShared(load);
@@ -120,7 +122,7 @@ final class LoadOnce {
             handle = cache.lookupHashed(h0, h1);
             if (handle == Cache.MISS) {
                 MemorySegment value = loader.load(key0, key1);
-                load.loaderReturned();
+                // Still the load's thread while it stores: a policy that calls back is refused.
                 handle = store(key0, key1, h0, h1, value, priority, "ValueLoader");
             }
         } catch (Throwable t) {
@@ -133,6 +135,18 @@ final class LoadOnce {
             throw CallbackGuard.rethrow(failure);
         }
         return handle;
+    }
+
+    /**
+     * A miss from inside an admission policy is refused: the policy may run under a load's store
+     * (a key's write stripe held, the load's waiters waiting), and a load from there could wait
+     * for that store, or take a second stripe (the rule of {@link KeyStripes}).
+     */
+    private static void refuseInsidePolicy() {
+        if (CallbackGuard.isInsidePolicy()) {
+            throw new IllegalStateException("an Admission policy must not load into a cache: the"
+                    + " insert that asked it may be a load's store, holding its key's lock");
+        }
     }
 
     /** A waiter's side: the shared handle (a reference taken for us), or the load's failure. */
@@ -185,10 +199,13 @@ final class LoadOnce {
             Throwable storeFailure = thrown instanceof CompletionException c
                     && c.getCause() != null ? c.getCause() : thrown;
             if (storeFailure == null) {
+                load.storingOnCaller(); // this thread is the load's while it stores
                 try {
                     stored = store(key0, key1, h0, h1, value, priority, "AsyncValueLoader");
                 } catch (Throwable t) {
                     storeFailure = t;
+                } finally {
+                    load.loaderReturned();
                 }
             }
             finishAsync(load, stored, storeFailure);

@@ -416,6 +416,43 @@ class GetOrLoadTest {
         }
     }
 
+    /**
+     * A policy's {@code admit} asked by a load's store (the cache is full) that loads from the
+     * cache is refused with IllegalStateException instead of waiting for the store it runs in,
+     * and the caller gets the failure; its {@code recordInsert}, told after the store, finds the
+     * key stored (a hit, no wait). Nothing stays pinned or in flight.
+     */
+    @ParameterizedTest
+    @EnumSource(CacheKind.class)
+    void aPolicyThatLoadsFromInsideTheStoreIsRefused(CacheKind kind) {
+        CallbackKit.ScriptedPolicy policy = new CallbackKit.ScriptedPolicy();
+        policy.admit = (candidate, victim) -> false;
+        try (EngineCache cache = (EngineCache) MisuseKit.build(kind, 64 << 10, LEN, 0,
+                policy)) {
+            for (long k = 100; k < 100 + (64 << 10) / LEN; k++) { // full: inserts duel
+                cache.insert(k, ~k, valueOf(k), 0, LEN, LEN, Priority.LOW);
+            }
+            ValueLoader nine = (a, b) -> segmentOf(9);
+            long asked = policy.admitCalls.get();
+            policy.admit = (candidate, victim) -> {
+                cache.lookupOrLoad(9, ~9L, nine, Priority.LOW);
+                return true;
+            };
+            assertThrows(IllegalStateException.class,
+                    () -> cache.lookupOrLoad(9, ~9L, nine, Priority.LOW));
+            assertTrue(policy.admitCalls.get() > asked, "the store asked the policy");
+            policy.admit = (candidate, victim) -> true;
+            ValueLoader ten = (a, b) -> segmentOf(10);
+            byte[] nested = new byte[LEN];
+            policy.onInsert = charge -> cache.getOrLoad(10, ~10L, nested, 0, ten, Priority.LOW);
+            assertEquals(LEN, cache.getOrLoad(10, ~10L, new byte[LEN], 0, ten, Priority.LOW));
+            assertArrayEquals(valueOf(10), nested, "stored before recordInsert: a hit");
+            policy.onInsert = charge -> { };
+            assertEquals(0, cache.loadsInFlight());
+            assertEquals(0, cache.pinnedUsage());
+        }
+    }
+
     // ---------------------------------------------------------------- close during a load
 
     /**

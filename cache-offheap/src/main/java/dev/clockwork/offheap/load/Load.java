@@ -28,11 +28,12 @@ public final class Load {
     /** Asynchronous callers' futures (the starter's too, if asynchronous); as above. */
     List<CompletableFuture<byte[]>> asyncWaiters;
     /**
-     * The thread running the loader's code for this load now (the whole synchronous load, or an
-     * asynchronous loader's {@code load} call), else null. A caller of the same key on that thread
-     * is the loader calling back: it is refused, where waiting would wait for itself. Written by
-     * that thread only; read by joiners under the stripe's lock, and only compared with the
-     * joiner's own thread, which a stale read cannot turn equal: volatile for the clear only.
+     * The thread running the loader's code for this load now (the whole synchronous load and its
+     * store, an asynchronous loader's {@code load} call, or its store), else null. A caller of
+     * the same key on that thread is the loader calling back: it is refused, where waiting would
+     * wait for itself. Written by the thread it names (and cleared by it); read by joiners under
+     * the stripe's lock and only compared with the joiner's own thread, which a stale read cannot
+     * make equal (a thread sees its own writes in order): volatile so that clears are seen soon.
      */
     volatile Thread loaderThread;
 
@@ -55,7 +56,16 @@ public final class Load {
         return loaderThread == Thread.currentThread();
     }
 
-    /** The starter's loader code has returned (or thrown): later calls on its thread may wait. */
+    /**
+     * The calling thread stores this load's value (an asynchronous load, on the thread that
+     * completed the loader's future): a get-or-load of the key from there, by a policy the store
+     * asks, is refused as the loader's own would be.
+     */
+    public void storingOnCaller() {
+        loaderThread = Thread.currentThread();
+    }
+
+    /** The loader code (or the store) has returned: later calls on the thread may wait. */
     public void loaderReturned() {
         loaderThread = null;
     }
