@@ -509,7 +509,8 @@ public interface Cache extends AutoCloseable {
      * @throws IllegalArgumentException if the loader returned a value larger than the capacity
      *     or than {@code Integer.MAX_VALUE} bytes
      * @throws IllegalStateException if the cache is closed (also while waiting), if the loader
-     *     loads its own key, or if the refused value cannot be held even outside the cache
+     *     loads its own key, on a miss from inside an admission policy (it may be running in a
+     *     load's store), or if the refused value cannot be held even outside the cache
      */
     long lookupOrLoad(long key0, long key1, ValueLoader loader, Priority priority);
 
@@ -575,8 +576,8 @@ public interface Cache extends AutoCloseable {
      * @param priority the priority a loaded entry is stored with
      * @return a future of a new array holding the value
      * @throws NullPointerException if {@code loader} or {@code priority} is null
-     * @throws IllegalStateException if the cache is closed, or if called from inside the
-     *     loader of the same key
+     * @throws IllegalStateException if the cache is closed, if called from inside the
+     *     loader of the same key, or on a miss from inside an admission policy
      */
     CompletableFuture<byte[]> getOrLoadAsync(long key0, long key1, AsyncValueLoader loader,
                                              Priority priority);
