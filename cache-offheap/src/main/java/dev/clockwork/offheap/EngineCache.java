@@ -76,8 +76,8 @@ public abstract class EngineCache extends ShardedCache {
      * engine's get-or-load; not API.
      *
      * @return a pinned handle, to be released once, or {@link #MISS}
-     * @throws IllegalArgumentException, NullPointerException as {@link #insertPinned}, before
-     *     anything changes
+     * @throws IllegalArgumentException as {@link #insertPinned}, before anything changes
+     * @throws NullPointerException as {@link #insertPinned}, before anything changes
      * @throws IllegalStateException if the cache is closed, or if called from inside an
      *     admission policy (see {@link KeyStripes})
      */

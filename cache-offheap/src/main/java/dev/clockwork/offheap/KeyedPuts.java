@@ -30,7 +30,8 @@ import java.lang.foreign.MemorySegment;
  * insert, so of racing {@code putIfAbsent} calls on an absent key exactly one stores. The check
  * takes no reference where the type reads without one (HyperClock: the table's unreferenced find,
  * which writes nothing); elsewhere it is a lookup and a release (LRU: a use of the entry, as a
- * hit). Neither counts as a lookup in the stats nor tells admission of an access.
+ * hit, which the shard's own admission window records as it records hits). Neither counts as a
+ * lookup in the stats.
  *
  * <h2>Arguments and failures</h2>
  * Every argument is checked before anything changes, so a bad argument leaves the key as it was.

@@ -69,15 +69,39 @@ class KeyedWritesModelTest {
     @MethodSource("configurations")
     void randomSequencesNeverReturnAStaleOrWrongValue(CacheKind kind, AdmissionPolicy admission) {
         long seed0 = 0x9E3779B97F4AL * (1 + kind.ordinal()) + admission.ordinal();
+        long[] seen = new long[Seen.values().length];
         for (int s = 0; s < SEQUENCES; s++) {
             long seed = seed0 + s;
-            try (ShardedCache cache = kind.builder(8 << 10, 256).numShardBits(s % 2)
-                    .admission(admission).strictCapacityLimit(s % 3 == 0).build()) {
-                new Sequence(cache, new Random(seed)).run();
+            boolean strict = s % 3 == 0;
+            // Strict caches are smaller, so that pins often leave no room: refusals.
+            try (ShardedCache cache = kind.builder(strict ? 4 << 10 : 8 << 10, 256)
+                    .numShardBits(s % 2).admission(admission).strictCapacityLimit(strict)
+                    .build()) {
+                new Sequence(cache, new Random(seed), seen).run();
             } catch (AssertionError | RuntimeException e) {
                 throw new AssertionError(kind + " " + admission + " seed " + seed + ": " + e, e);
             }
         }
+        for (Seen event : Seen.values()) {
+            assertTrue(seen[event.ordinal()] > 0, "the sequences never saw " + event + ": "
+                    + Arrays.toString(seen));
+        }
+    }
+
+    /** What the sequences must have met, so that the checks above have had something to check. */
+    private enum Seen {
+        /** A put answered false: the key must then miss. */
+        PUT_REFUSED,
+        /** A putIfAbsent found its key present. */
+        PUT_IF_ABSENT_FOUND,
+        /** A read found the one value the model allowed its key (a put's, say). */
+        HIT_ONE_VALUE,
+        /** A miss of a key the model allowed a value for: an eviction the model allows. */
+        MISS_ALLOWED,
+        /** A predicate threw half-way through an eraseIf. */
+        PREDICATE_THREW,
+        /** A pin outlived a write of its key and still read its bytes. */
+        PIN_OUTLIVED_A_WRITE
     }
 
     /** One random sequence against the model. */
@@ -89,11 +113,16 @@ class KeyedWritesModelTest {
         /** Pins held: handle and the bytes it must keep reading. */
         private final List<long[]> pins = new ArrayList<>();
         private final List<byte[]> pinnedBytes = new ArrayList<>();
+        private final long[] seen;
+        /** Keys written (put, putIfAbsent stored, insert, erase) since each pin was taken. */
+        private final List<Integer> pinnedKeys = new ArrayList<>();
+        private final Set<Integer> writtenSincePinned = new HashSet<>();
         private long version;
 
-        Sequence(ShardedCache cache, Random random) {
+        Sequence(ShardedCache cache, Random random, long[] seen) {
             this.cache = cache;
             this.random = random;
+            this.seen = seen;
             for (int k = 0; k < KEYS; k++) {
                 allowed.add(new HashSet<>());
             }
@@ -130,7 +159,7 @@ class KeyedWritesModelTest {
             } else if (draw < 51) {
                 cache.clear();
                 allowed.forEach(Set::clear);
-            } else if (draw < 58) {
+            } else if (draw < 60) {
                 pin(key);
             } else if (draw < 64 && !pins.isEmpty()) {
                 unpin(random.nextInt(pins.size()));
@@ -160,8 +189,11 @@ class KeyedWritesModelTest {
                 }
             }
             allowed.get(key).clear();
+            writtenSincePinned.add(key);
             if (stored) {
                 allowed.get(key).add(new Value(v));
+            } else {
+                seen[Seen.PUT_REFUSED.ordinal()]++;
             }
             if (!stored || random.nextInt(4) == 0) {
                 read(key); // a refused put: must miss now
@@ -175,7 +207,10 @@ class KeyedWritesModelTest {
             if (stored) {
                 allowed.get(key).clear();
                 allowed.get(key).add(new Value(v));
-            } else if (allowed.get(key).isEmpty()) {
+                writtenSincePinned.add(key);
+            } else if (!allowed.get(key).isEmpty()) {
+                seen[Seen.PUT_IF_ABSENT_FOUND.ordinal()]++;
+            } else {
                 CacheStats after = cache.stats();
                 assertTrue(after.memoryLimitRejects() + after.admissionRejects()
                                 > before.memoryLimitRejects() + before.admissionRejects(),
@@ -213,6 +248,7 @@ class KeyedWritesModelTest {
                     erased = cache.eraseIf(predicate);
                 } catch (IllegalStateException e) {
                     assertEquals("predicate failure", e.getMessage());
+                    seen[Seen.PREDICATE_THREW.ordinal()]++;
                     erased = -1;
                 }
             } else {
@@ -239,14 +275,20 @@ class KeyedWritesModelTest {
             assertTrue(allowed.get(key).contains(new Value(bytes)), "pinned a stale value");
             pins.add(new long[] {handle});
             pinnedBytes.add(bytes);
+            pinnedKeys.add(key);
+            writtenSincePinned.remove(key);
         }
 
         private void unpin(int i) {
             long handle = pins.get(i)[0];
             assertArrayEquals(pinnedBytes.get(i), copy(handle), "a pinned value changed");
+            if (writtenSincePinned.contains(pinnedKeys.get(i))) {
+                seen[Seen.PIN_OUTLIVED_A_WRITE.ordinal()]++;
+            }
             cache.release(handle);
             pins.remove(i);
             pinnedBytes.remove(i);
+            pinnedKeys.remove(i);
         }
 
         private byte[] copy(long handle) {
@@ -276,6 +318,9 @@ class KeyedWritesModelTest {
                 }
             };
             if (n == Cache.ABSENT) {
+                if (!ok.isEmpty()) {
+                    seen[Seen.MISS_ALLOWED.ordinal()]++;
+                }
                 return; // a miss is always allowed
             }
             if (ok.isEmpty()) {
@@ -283,6 +328,9 @@ class KeyedWritesModelTest {
             }
             assertTrue(ok.contains(new Value(Arrays.copyOf(dst, n))),
                     "key " + key + ": read a value that is not one of its allowed values");
+            if (ok.size() == 1) {
+                seen[Seen.HIT_ONE_VALUE.ordinal()]++;
+            }
         }
     }
 

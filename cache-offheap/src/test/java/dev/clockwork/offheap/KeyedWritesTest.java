@@ -249,12 +249,14 @@ class KeyedWritesTest {
         }
     }
 
-    /** A predicate that throws: the call stops, what it picked is erased, nothing is pinned. */
+    /**
+     * A predicate that throws: the call stops, what it picked is erased, nothing is pinned. Through
+     * a {@link CheckedCache}, which forwards the new calls and tracks every pin taken meanwhile.
+     */
     @ParameterizedTest
     @EnumSource(CacheKind.class)
     void aThrowingPredicateStopsTheCallWithTheCacheConsistent(CacheKind kind) {
-        try (CheckedCache checked = new CheckedCache(build(kind))) {
-            Cache cache = checked.cache();
+        try (CheckedCache cache = new CheckedCache(build(kind))) {
             for (int k = 0; k < 1000; k++) {
                 assertTrue(put(cache, k, versioned(k, 1, 32), 32));
             }
@@ -277,6 +279,9 @@ class KeyedWritesTest {
             }
             assertTrue(erasedKeys > 0);
             assertEquals(0, cache.pinnedUsage(), "nothing left pinned");
+            assertEquals(0, cache.outstandingPins());
+            assertTrue(cache.putIfAbsent(5000, ~5000L, versioned(5000, 1, 32), 0, 32, 32,
+                    Priority.LOW));
             cache.clear();
             assertEquals(0, cache.entryCount());
         }
