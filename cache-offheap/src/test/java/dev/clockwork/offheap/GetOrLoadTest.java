@@ -503,6 +503,51 @@ class GetOrLoadTest {
         }
     }
 
+    /**
+     * A waiter interrupted while it waits keeps waiting for the load (its share of it is owed
+     * a reference) and returns the value with its interrupt flag still set.
+     */
+    @ParameterizedTest
+    @EnumSource(CacheKind.class)
+    void anInterruptedWaiterGetsTheValueAndKeepsItsInterrupt(CacheKind kind) throws Exception {
+        try (EngineCache cache = build(kind)) {
+            CountDownLatch loading = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            ValueLoader slow = (a, b) -> {
+                loading.countDown();
+                release.await();
+                return segmentOf(a);
+            };
+            ExecutorService pool = Executors.newFixedThreadPool(2);
+            try {
+                Future<Long> starter = pool.submit(() -> cache.lookupOrLoad(4, ~4L, slow,
+                        Priority.LOW));
+                loading.await();
+                Thread[] waiter = new Thread[1];
+                Future<Boolean> waited = pool.submit(() -> {
+                    waiter[0] = Thread.currentThread();
+                    byte[] dst = new byte[LEN];
+                    cache.getOrLoad(4, ~4L, dst, 0, slow, Priority.LOW);
+                    assertArrayEquals(valueOf(4), dst);
+                    return Thread.interrupted();
+                });
+                while (waiter[0] == null || waiter[0].getState() == Thread.State.RUNNABLE) {
+                    Thread.sleep(1);
+                }
+                waiter[0].interrupt();
+                Thread.sleep(30);
+                release.countDown();
+                assertTrue(waited.get(DEADLINE, TimeUnit.SECONDS), "the interrupt is kept");
+                cache.release(starter.get(DEADLINE, TimeUnit.SECONDS));
+            } finally {
+                release.countDown();
+                pool.shutdownNow();
+            }
+            assertEquals(0, cache.pinnedUsage());
+            assertEquals(0, cache.loadsInFlight());
+        }
+    }
+
     // ---------------------------------------------------------------- asynchronous loads
 
     /**
