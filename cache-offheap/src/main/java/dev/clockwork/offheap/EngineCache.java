@@ -97,27 +97,32 @@ public abstract class EngineCache extends ShardedCache {
 
     // ---------------------------------------------------------------- get-or-load (LoadOnce)
 
+    /** A hit is {@link #lookup}'s, and costs what it costs: the rest is the miss's. */
     @Override
     public final long lookupOrLoad(long key0, long key1, ValueLoader loader, Priority priority) {
-        return loading.lookupOrLoad(key0, key1, loader, priority);
+        LoadOnce.checkArguments(loader, priority);
+        long handle = lookup(key0, key1);
+        return handle != MISS ? handle : loading.lookupMissed(key0, key1, loader, priority);
     }
 
+    /** A hit is {@link #get(long, long, byte[], int)}'s; the rest is the miss's. */
     @Override
     public final int getOrLoad(long key0, long key1, byte[] dst, int offset, ValueLoader loader,
                                Priority priority) {
-        Args.requireNonNull("dst", dst);
-        Args.requireOffset(offset, dst.length, "dst.length");
-        return (int) loading.getOrLoad(key0, key1, null, dst, offset, dst.length - offset, loader,
-                priority);
+        LoadOnce.checkArguments(loader, priority);
+        int length = get(key0, key1, dst, offset);
+        return length != ABSENT ? length
+                : (int) loading.getMissed(key0, key1, null, dst, offset, loader, priority);
     }
 
+    /** A hit is {@link #get(long, long, MemorySegment, long)}'s; the rest is the miss's. */
     @Override
     public final long getOrLoad(long key0, long key1, MemorySegment dst, long offset,
                                 ValueLoader loader, Priority priority) {
-        Args.requireNonNull("dst", dst);
-        Args.requireOffset(offset, dst.byteSize(), "dst.byteSize()");
-        return loading.getOrLoad(key0, key1, dst, null, offset, dst.byteSize() - offset, loader,
-                priority);
+        LoadOnce.checkArguments(loader, priority);
+        long length = get(key0, key1, dst, offset);
+        return length != ABSENT ? length
+                : loading.getMissed(key0, key1, dst, null, offset, loader, priority);
     }
 
     @Override

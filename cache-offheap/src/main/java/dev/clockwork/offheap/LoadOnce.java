@@ -5,7 +5,6 @@ import dev.clockwork.cache.Cache;
 import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.ValueLoader;
 import dev.clockwork.cache.hash.KeyHash;
-import dev.clockwork.cache.internal.Args;
 import dev.clockwork.offheap.context.CallbackGuard;
 import dev.clockwork.offheap.load.InFlightLoads;
 import dev.clockwork.offheap.load.Load;
@@ -20,7 +19,7 @@ import java.util.concurrent.CompletionException;
  *
  * <p>The protocol, per key, with {@link InFlightLoads} as the meeting point:
  * <ol>
- *   <li>A hit is a plain lookup (or the copying read), and never comes here further.</li>
+ *   <li>A hit is the cache's own lookup (or copying read), and never comes here.</li>
  *   <li>A miss joins the key's load in flight, or starts one ({@link InFlightLoads#join}).</li>
  *   <li>The starter looks up once more before loading: a load that finished between the miss
  *       and the join has stored its value before it unlinked its {@link Load}, so the second
@@ -52,29 +51,33 @@ final class LoadOnce {
 
     // ---------------------------------------------------------------- the three forms
 
-    long lookupOrLoad(long key0, long key1, ValueLoader loader, Priority priority) {
-        cache.checkOpen();
-        Args.requireNonNull("loader", loader);
-        Args.requireNonNull("priority", priority);
-        long h0 = KeyHash.hash0(key0, key1, cache.hashSeed);
-        long h1 = KeyHash.hash1FromHash0(h0, key1);
-        long handle = cache.lookupCounted(h0, h1);
-        return handle != Cache.MISS ? handle : loadPinned(key0, key1, h0, h1, loader, priority);
+    /**
+     * The arguments every form checks before anything else (one branch on a hit; the exception
+     * built apart, so that the hit path stays small enough to inline whole).
+     */
+    static void checkArguments(Object loader, Priority priority) {
+        if (loader == null || priority == null) {
+            throw nullArgument(loader == null ? "loader" : "priority");
+        }
     }
 
-    /** The copying form: a hit reads as {@code get}; a miss loads, copies and lets go. */
-    long getOrLoad(long key0, long key1, MemorySegment segment, byte[] array, long offset,
-                   long room, ValueLoader loader, Priority priority) {
-        cache.checkOpen();
-        Args.requireNonNull("loader", loader);
-        Args.requireNonNull("priority", priority);
+    private static NullPointerException nullArgument(String name) {
+        return new NullPointerException(name + " must not be null");
+    }
+
+    /** {@link Cache#lookupOrLoad} after its lookup missed (counted there). */
+    long lookupMissed(long key0, long key1, ValueLoader loader, Priority priority) {
         long h0 = KeyHash.hash0(key0, key1, cache.hashSeed);
-        long h1 = KeyHash.hash1FromHash0(h0, key1);
-        long length = OptimisticRead.get(cache, h0, h1, segment, array, offset, room);
-        if (length != Cache.ABSENT) {
-            return length;
-        }
-        long handle = loadPinned(key0, key1, h0, h1, loader, priority);
+        return loadPinned(key0, key1, h0, KeyHash.hash1FromHash0(h0, key1), loader, priority);
+    }
+
+    /**
+     * {@link Cache#getOrLoad} after its {@code get} missed (counted there, and the destination
+     * checked): loads, copies and lets go.
+     */
+    long getMissed(long key0, long key1, MemorySegment segment, byte[] array, long offset,
+                   ValueLoader loader, Priority priority) {
+        long handle = lookupMissed(key0, key1, loader, priority);
         try {
             return segment != null ? cache.copyValue(handle, segment, offset)
                     : cache.copyValue(handle, array, (int) offset);
@@ -86,8 +89,7 @@ final class LoadOnce {
     CompletableFuture<byte[]> getOrLoadAsync(long key0, long key1, AsyncValueLoader loader,
                                              Priority priority) {
         cache.checkOpen();
-        Args.requireNonNull("loader", loader);
-        Args.requireNonNull("priority", priority);
+        checkArguments(loader, priority);
         long h0 = KeyHash.hash0(key0, key1, cache.hashSeed);
         long h1 = KeyHash.hash1FromHash0(h0, key1);
         long handle = cache.lookupCounted(h0, h1);
