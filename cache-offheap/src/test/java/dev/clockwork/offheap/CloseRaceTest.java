@@ -18,10 +18,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * {@code close()} while other threads are still calling: every racing call either completes or
- * throws {@link IllegalStateException}, values read before close are intact, nothing crashes,
- * and close returns every native byte (a value freed twice would abort the process in glibc, or
- * show here as a negative balance).
+ * {@code close()} while other threads are still calling (inserts, pinned inserts, erases,
+ * {@code put}, {@code putIfAbsent}, {@code eraseIf}, lookups and releases): every racing call
+ * either completes or throws {@link IllegalStateException}, values read before close are intact,
+ * nothing crashes, and close returns every native byte (a value freed twice would abort the
+ * process in glibc, or show here as a negative balance).
  *
  * <p>LRU runs its operations under the shard lock against unscoped memory, and close frees under
  * that lock, so a racing call finishes or does nothing. HyperClock calls run lock-free against
@@ -75,7 +76,7 @@ class CloseRaceTest {
         byte[] value = new byte[256];
         while (true) {
             long key = random.nextInt(2_000);
-            switch (random.nextInt(5)) {
+            switch (random.nextInt(8)) {
                 case 0 -> {
                     stamp(value, key);
                     cache.insert(key, ~key, value, 0, value.length, value.length, Priority.LOW);
@@ -90,6 +91,21 @@ class CloseRaceTest {
                     }
                 }
                 case 2 -> cache.erase(key, ~key);
+                case 3 -> {
+                    stamp(value, key);
+                    cache.put(key, ~key, value, 0, value.length, value.length, Priority.LOW);
+                }
+                case 4 -> {
+                    stamp(value, key);
+                    cache.putIfAbsent(key, ~key, value, 0, value.length, value.length,
+                            Priority.LOW);
+                }
+                case 5 -> {
+                    if (random.nextInt(32) == 0) {
+                        long residue = key & 15;
+                        cache.eraseIf((key0, key1) -> (key0 & 15) == residue);
+                    }
+                }
                 default -> {
                     long h = cache.lookup(key, ~key);
                     if (h != Cache.MISS) {

@@ -144,8 +144,8 @@ public final class FileCacheKey {
      * picked for byte offsets below {@code 4 * offsetLimit}. Allocates one small object; the
      * predicate itself allocates nothing.
      *
-     * @param offsetLimit one past the largest offset to pick, unsigned ({@code -1}: every offset,
-     *     which may also pick blocks of files whose first word is the same)
+     * @param offsetLimit one past the largest offset to pick, unsigned ({@code -1}: every offset
+     *     below 2^64 - 1, which may also pick blocks of files whose first word is the same)
      * @return the predicate
      */
     public KeyPredicate blocksBelow(long offsetLimit) {

@@ -22,6 +22,36 @@ class FileCacheKeyTest {
     private record Key(long k0, long k1) {
     }
 
+    /**
+     * {@code blocksBelow} picks a key exactly when it is one of its file's blocks below the limit,
+     * among files of one session generator with small file numbers (keys distinct by
+     * construction): never another file's block, whatever its offset.
+     */
+    @Test
+    void blocksBelowPicksExactlyItsFilesBlocks() {
+        SessionIdGenerator sessions = new SessionIdGenerator(0x5E55_1000L, 7);
+        FileCacheKey[] files = new FileCacheKey[60];
+        for (int i = 0; i < files.length; i++) {
+            files[i] = FileCacheKey.of(DB, sessions.next(), i % 6 + 1);
+        }
+        long limit = 1L << 20;
+        long[] offsets = {0, 1, 4096, limit - 1, limit, limit + 1, -1};
+        for (FileCacheKey picker : files) {
+            var predicate = picker.blocksBelow(limit);
+            for (FileCacheKey file : files) {
+                for (long offset : offsets) {
+                    boolean expected = file == picker && Long.compareUnsigned(offset, limit) < 0;
+                    assertEquals(expected, predicate.test(file.key0(), file.key1(offset)),
+                            file + " at " + offset + " by " + picker);
+                }
+            }
+            assertTrue(picker.blocksBelow(limit).test(picker.key0(),
+                    picker.key1ForMinSizeRecord(4 * limit - 4)), "records: byte offsets / 4");
+            assertTrue(picker.blocksBelow(-1).test(picker.key0(), picker.key1(-2)),
+                    "-1: every offset below 2^64 - 1");
+        }
+    }
+
     @Test
     void theInternalIdComesBack() {
         SplittableRandom random = new SplittableRandom(1);
