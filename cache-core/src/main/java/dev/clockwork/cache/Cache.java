@@ -2,6 +2,7 @@ package dev.clockwork.cache;
 
 import dev.clockwork.cache.internal.Args;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * An off-heap cache of byte values under 16-byte keys, shaped for storage engines.
@@ -539,6 +540,120 @@ public interface Cache extends AutoCloseable {
             release(handle);
         }
     }
+
+    /**
+     * Looks up a key and, on a miss, loads it once: returns a pinned handle to the key's entry,
+     * as {@link #lookup} does on a hit. On a miss, if a load of the key is in flight (a call of
+     * this method, of {@link #getOrLoad} or of {@link #getOrLoadAsync} on this cache, from any
+     * thread), the call waits for it and shares its result; otherwise it runs {@code loader} on
+     * the calling thread, stores the value (charge: its size) and returns it. So concurrent misses
+     * of one key run one loader between them, whoever asked (as Caffeine's {@code get(key,
+     * loader)}).
+     *
+     * <p>The store never replaces an entry of the key that appeared while the loader ran (a
+     * {@code put}, an insert, another load): the handle then names that entry, and the loaded
+     * value is dropped. If the cache refuses the value (a strict capacity limit, admission), it
+     * still reaches the callers: the handle names an entry outside the cache, as
+     * {@link #insertPinned}'s standalone entries (found by no lookup, charged to usage while
+     * pinned, over capacity if need be, freed by its last release; counted as a standalone
+     * insert), and a later call loads again. Each caller sharing a load gets its own reference,
+     * to release once.
+     *
+     * <p>The loader follows "Callbacks" above: what it throws (any {@link Throwable}) reaches this
+     * caller and every caller waiting for the same load, as the same object, and leaves nothing
+     * in the cache; a load of the same key from inside the loader (any of the three methods)
+     * throws {@link IllegalStateException}, since it would wait for itself, and other keys work.
+     * Loads that wait for each other across threads (A's loader waits for B's, whose loader
+     * waits for A's) are the caller's to avoid, as with any two locks. A caller waiting for a
+     * load when the cache is closed gets {@link IllegalStateException} (within about 10 ms),
+     * and never hangs on a closed cache; waiting is not interruptible (the interrupt is kept).
+     *
+     * @param key0 the key's first 64 bits (any value)
+     * @param key1 the key's second 64 bits (any value)
+     * @param loader loads the value on a miss: see {@link ValueLoader}
+     * @param placement the priority a loaded entry is stored with: a {@link Priority}, or an
+     *     {@link EntryKind} declared on the cache, which also tags the entry
+     * @return a handle that pins the key's entry, to be released once; never {@link #MISS}
+     * @throws NullPointerException if {@code loader} or {@code placement} is null, or the loader
+     *     returned null
+     * @throws IllegalArgumentException if the loader returned a value larger than the capacity
+     *     or than {@code Integer.MAX_VALUE} bytes
+     * @throws IllegalStateException if the cache is closed (also while waiting), if the loader
+     *     loads its own key, on a miss from inside an admission policy (it may be running in a
+     *     load's store), or if the refused value cannot be held even outside the cache
+     */
+    long lookupOrLoad(long key0, long key1, ValueLoader loader, Placement placement);
+
+    /**
+     * Copies the value of a key into {@code dst} at {@code offset}, loading it once on a miss: a
+     * hit is {@link #get(long, long, byte[], int)}; a miss is
+     * {@link #lookupOrLoad}'s, then a copy of the entry it pinned, then its release. A value the
+     * cache refused is copied all the same. A value too long for {@code dst} is still loaded and
+     * stored, and then refused with {@link IllegalArgumentException}, nothing copied.
+     *
+     * @param key0 the key's first 64 bits (any value)
+     * @param key1 the key's second 64 bits (any value)
+     * @param dst where to copy the value
+     * @param offset index in {@code dst} of the value's first byte
+     * @param loader loads the value on a miss: see {@link ValueLoader}
+     * @param placement the priority a loaded entry is stored with: a {@link Priority}, or an
+     *     {@link EntryKind} declared on the cache, which also tags the entry
+     * @return the value's length
+     * @throws IndexOutOfBoundsException if {@code offset} is not in {@code [0, dst.length]}
+     * @throws IllegalArgumentException if the value does not fit in {@code dst} after
+     *     {@code offset}; and as {@link #lookupOrLoad}
+     * @throws NullPointerException if {@code dst} is null; and as {@link #lookupOrLoad}
+     * @throws IllegalStateException as {@link #lookupOrLoad}
+     */
+    int getOrLoad(long key0, long key1, byte[] dst, int offset, ValueLoader loader,
+                  Placement placement);
+
+    /**
+     * As {@link #getOrLoad(long, long, byte[], int, ValueLoader, Placement)}, into a segment.
+     *
+     * @param key0 the key's first 64 bits (any value)
+     * @param key1 the key's second 64 bits (any value)
+     * @param dst where to copy the value
+     * @param offset byte offset in {@code dst} of the value's first byte
+     * @param loader loads the value on a miss: see {@link ValueLoader}
+     * @param placement the priority a loaded entry is stored with: a {@link Priority}, or an
+     *     {@link EntryKind} declared on the cache, which also tags the entry
+     * @return the value's length
+     * @throws IndexOutOfBoundsException if {@code offset} is not in {@code [0, dst.byteSize()]}
+     * @throws IllegalArgumentException if the value does not fit in {@code dst} after
+     *     {@code offset}; and as {@link #lookupOrLoad}
+     * @throws NullPointerException if {@code dst} is null; and as {@link #lookupOrLoad}
+     * @throws IllegalStateException as {@link #lookupOrLoad}
+     */
+    long getOrLoad(long key0, long key1, MemorySegment dst, long offset, ValueLoader loader,
+                   Placement placement);
+
+    /**
+     * The asynchronous get-or-load, for engines with asynchronous I/O: a future of a copy of the
+     * key's value. A hit returns a completed future. A miss shares the key's load in flight,
+     * synchronous or asynchronous, or starts one: {@code loader.load} runs on the calling thread
+     * and returns a future of the value; the value is stored as {@link #lookupOrLoad} stores it,
+     * on the thread that completes the loader's future, and every caller's future completes there
+     * with its own copy (a refused value too), or exceptionally with the load's failure, as is.
+     *
+     * <p>The future holds no pin: its copy is made while the completing thread holds the entry.
+     * So a caller may drop or cancel its future at any time without leaking anything;
+     * cancelling does not stop the load, which other callers may share, and stores the value.
+     * A load whose future never completes keeps its callers' futures pending (and synchronous
+     * callers of the key waiting, until the cache is closed).
+     *
+     * @param key0 the key's first 64 bits (any value)
+     * @param key1 the key's second 64 bits (any value)
+     * @param loader starts loading the value on a miss: see {@link AsyncValueLoader}
+     * @param placement the priority a loaded entry is stored with: a {@link Priority}, or an
+     *     {@link EntryKind} declared on the cache, which also tags the entry
+     * @return a future of a new array holding the value
+     * @throws NullPointerException if {@code loader} or {@code placement} is null
+     * @throws IllegalStateException if the cache is closed, if called from inside the
+     *     loader of the same key, or on a miss from inside an admission policy
+     */
+    CompletableFuture<byte[]> getOrLoadAsync(long key0, long key1, AsyncValueLoader loader,
+                                             Placement placement);
 
     /**
      * The charge a pinned entry counts against capacity (excluding metadata).

@@ -2,6 +2,7 @@ package dev.clockwork.cache;
 
 import dev.clockwork.cache.internal.Args;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -211,6 +212,31 @@ public final class CheckedCache implements Cache {
     @Override
     public long read(long key0, long key1, ValueReader reader, long ifAbsent) {
         return cache.read(key0, key1, reader, ifAbsent);
+    }
+
+    @Override
+    public long lookupOrLoad(long key0, long key1, ValueLoader loader, Placement placement) {
+        return newPin(cache.lookupOrLoad(key0, key1, loader, placement));
+    }
+
+    /** Holds no handle afterwards, so nothing to check: the wrapped cache's own get-or-load. */
+    @Override
+    public int getOrLoad(long key0, long key1, byte[] dst, int offset, ValueLoader loader,
+                         Placement placement) {
+        return cache.getOrLoad(key0, key1, dst, offset, loader, placement);
+    }
+
+    @Override
+    public long getOrLoad(long key0, long key1, MemorySegment dst, long offset,
+                          ValueLoader loader, Placement placement) {
+        return cache.getOrLoad(key0, key1, dst, offset, loader, placement);
+    }
+
+    /** Its futures hold copies, no handle: nothing to check. */
+    @Override
+    public CompletableFuture<byte[]> getOrLoadAsync(long key0, long key1,
+                                                    AsyncValueLoader loader, Placement placement) {
+        return cache.getOrLoadAsync(key0, key1, loader, placement);
     }
 
     @Override

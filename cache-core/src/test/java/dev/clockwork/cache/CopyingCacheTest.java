@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -299,6 +300,29 @@ class CopyingCacheTest {
             byte[] v = pinnedValue(handle);
             MemorySegment.copy(MemorySegment.ofArray(v), 0, dst, offset, v.length);
             return v.length;
+        }
+
+        @Override
+        public long lookupOrLoad(long key0, long key1, ValueLoader loader, Placement placement) {
+            throw new UnsupportedOperationException("CopyingCache does not load");
+        }
+
+        @Override
+        public int getOrLoad(long key0, long key1, byte[] dst, int offset, ValueLoader loader,
+                             Placement placement) {
+            throw new UnsupportedOperationException("CopyingCache does not load");
+        }
+
+        @Override
+        public long getOrLoad(long key0, long key1, MemorySegment dst, long offset,
+                              ValueLoader loader, Placement placement) {
+            throw new UnsupportedOperationException("CopyingCache does not load");
+        }
+
+        @Override
+        public CompletableFuture<byte[]> getOrLoadAsync(
+                long key0, long key1, AsyncValueLoader loader, Placement placement) {
+            throw new UnsupportedOperationException("CopyingCache does not load");
         }
 
         @Override

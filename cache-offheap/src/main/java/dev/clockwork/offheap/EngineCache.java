@@ -1,8 +1,10 @@
 package dev.clockwork.offheap;
 
+import dev.clockwork.cache.AsyncValueLoader;
 import dev.clockwork.cache.EntryKind;
 import dev.clockwork.cache.KeyPredicate;
 import dev.clockwork.cache.Placement;
+import dev.clockwork.cache.ValueLoader;
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.dump.DumpFormat;
 import dev.clockwork.cache.dump.DumpFormatException;
@@ -20,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * What a storage engine asks of its block cache beyond the index's lookup, insert and erase,
@@ -32,6 +35,8 @@ import java.nio.file.StandardOpenOption;
 public abstract class EngineCache extends ShardedCache {
     /** put, putIfAbsent and its pinned form, under the key's stripe. */
     final KeyedPuts puts = new KeyedPuts(this);
+    /** Get-or-load, with its loads in flight. */
+    final LoadOnce loading = new LoadOnce(this);
 
     EngineCache(CacheContext context, Shard[] shards, long capacity, long hashSeed,
                 Admission admission) {
@@ -244,6 +249,61 @@ public abstract class EngineCache extends ShardedCache {
         ValueCopies.checkArray(value, offset, length);
         return puts.putIfAbsentPinned(key0, key1, null, value, offset, length, charge, placement);
     }
+
+    // ---------------------------------------------------------------- get-or-load (LoadOnce)
+
+    /** A hit is {@link #lookup}'s, and costs what it costs: the rest is the miss's. */
+    @Override
+    public final long lookupOrLoad(long key0, long key1, ValueLoader loader, Placement placement) {
+        LoadOnce.checkArguments(loader, placement);
+        long handle = lookup(key0, key1);
+        return handle != MISS ? handle : loading.lookupMissed(key0, key1, loader, placement);
+    }
+
+    /** A hit is {@link #get(long, long, byte[], int)}'s; the rest is the miss's. */
+    @Override
+    public final int getOrLoad(long key0, long key1, byte[] dst, int offset, ValueLoader loader,
+                               Placement placement) {
+        LoadOnce.checkArguments(loader, placement);
+        int length = get(key0, key1, dst, offset);
+        return length != ABSENT ? length
+                : (int) loading.getMissed(key0, key1, null, dst, offset, loader, placement);
+    }
+
+    /** A hit is {@link #get(long, long, MemorySegment, long)}'s; the rest is the miss's. */
+    @Override
+    public final long getOrLoad(long key0, long key1, MemorySegment dst, long offset,
+                                ValueLoader loader, Placement placement) {
+        LoadOnce.checkArguments(loader, placement);
+        long length = get(key0, key1, dst, offset);
+        return length != ABSENT ? length
+                : loading.getMissed(key0, key1, dst, null, offset, loader, placement);
+    }
+
+    @Override
+    public final CompletableFuture<byte[]> getOrLoadAsync(long key0, long key1,
+                                                          AsyncValueLoader loader,
+                                                          Placement placement) {
+        return loading.getOrLoadAsync(key0, key1, loader, placement);
+    }
+
+    /** Loads in flight now, for tests: 0 once every caller of a load has returned. */
+    final int loadsInFlight() {
+        return loading.loads.inFlight();
+    }
+
+    /**
+     * Keeps a loaded value that the cache refused (a strict limit, admission) for the callers
+     * that asked for it: stores it outside the index, pinned once, as a HyperClock cache's
+     * standalone entry is (found by no lookup, charged to usage while pinned, over capacity if
+     * need be, freed by its last release). Returns its handle, or {@link #MISS} if even that
+     * cannot be (the shard's usage at its share of {@link CacheOptions#MAX_USAGE}, or every
+     * record of an LRU shard pinned); then, and when it throws, the value at
+     * {@code valueAddress} is still the caller's. The entry is tagged and counted with the
+     * placement's kind, as a stored one would be.
+     */
+    abstract long pinOutsideIndex(long h0, long h1, long valueAddress, int length, long charge,
+                                  Placement placement);
 
     // ---------------------------------------------------------------- erasing by key
 

@@ -341,6 +341,30 @@ public abstract class HyperClockCache extends EngineCache {
     }
 
     /**
+     * A standalone entry for a loaded value the table insert refused ({@link EngineCache}): the
+     * shard charges it beyond capacity, within its usage limit. Inside the close gate, as every
+     * insert.
+     */
+    @Override
+    long pinOutsideIndex(long h0, long h1, long address, int length, long charge,
+                         Placement placement) {
+        int stripe = gate.enter();
+        try {
+            int shard = shardOf(h0);
+            if (!shards[shard].chargeStandalone(charge)) {
+                return MISS;
+            }
+            long chargeWord = ChargeWord.of(charge, placement.kindIndex());
+            long handle = standaloneInsert(h0, h1, address, length, chargeWord, shard);
+            stats.kinds.stored(chargeWord); // freed with the entry (StandaloneEntries)
+            stats.standaloneInserts.increment();
+            return handle;
+        } finally {
+            gate.exit(stripe);
+        }
+    }
+
+    /**
      * Releases a standalone reference inside the close gate: the last one frees the entry, and
      * once close has begun the call is refused and close frees the entry.
      */

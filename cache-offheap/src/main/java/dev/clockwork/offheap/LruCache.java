@@ -217,6 +217,18 @@ public final class LruCache extends EngineCache {
         return InsertOutcome.failed(result, context, shard, shardIndex(h0), charge, keepRef);
     }
 
+    /** An entry off the index and the list, pinned, as an erased entry still held is. */
+    @Override
+    long pinOutsideIndex(long h0, long h1, long address, int length, long charge,
+                         Placement placement) {
+        long result = shardOf(h0).insertDetached(h0, h1, address, length, charge, placement);
+        if (!InsertOutcome.stored(result)) {
+            return MISS;
+        }
+        stats.standaloneInserts.increment();
+        return result;
+    }
+
     @Override
     boolean eraseHashed(long h0, long h1) {
         return shardOf(h0).erase(h0, h1);

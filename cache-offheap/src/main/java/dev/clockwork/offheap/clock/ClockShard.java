@@ -170,6 +170,15 @@ public final class ClockShard implements Shard {
     }
 
     /**
+     * Charges a standalone entry that no table insert charged: a loaded value the insert refused
+     * (a strict limit, admission), kept for its callers whatever the capacity, within the usage
+     * limit only. Returns false, charging nothing, past that limit.
+     */
+    public boolean chargeStandalone(long charge) {
+        return charge <= usageLimit && addUsageWithinLimit(charge);
+    }
+
+    /**
      * No standalone entry could be made for an insert's {@link #INSERT_STANDALONE}: the charge
      * it added to usage is taken back (the caller frees the value).
      */

@@ -13,6 +13,8 @@ import static dev.clockwork.offheap.lru.LruRecordLayout.LRU_PREV_OFFSET;
 import static dev.clockwork.offheap.lru.LruRecordLayout.PRIORITY_MASK;
 import static dev.clockwork.offheap.lru.LruRecordLayout.PRIORITY_SHIFT;
 import static dev.clockwork.offheap.lru.LruRecordLayout.REFS_AND_FLAGS_OFFSET;
+import static dev.clockwork.offheap.lru.LruRecordLayout.VALUE_ADDRESS_OFFSET;
+import static dev.clockwork.offheap.lru.LruRecordLayout.VALUE_LENGTH_OFFSET;
 
 import dev.clockwork.cache.Placement;
 import dev.clockwork.cache.Priority;
@@ -118,6 +120,27 @@ abstract class LruList {
             setPrev(windowHead, windowHead);
             setNext(windowHead, windowHead);
         }
+    }
+
+    /** Frees the list's head records, allocated before anything else of the shard. */
+    final void freeListHeads() {
+        NativeAllocator.free(head, LruRecordLayout.ENTRY_BYTES);
+        if (windowHead != 0) {
+            NativeAllocator.free(windowHead, LruRecordLayout.ENTRY_BYTES);
+        }
+    }
+
+    /**
+     * Writes a new entry's record but its charge word, which {@link #storeCharge} writes and
+     * counts: its key, value, and references and flags.
+     */
+    static void fillRecord(long e, long h0, long h1, long valueAddress, int valueLength,
+                           int refsAndFlags) {
+        RAW.set(LONG, e + KEY0_OFFSET, h0);
+        RAW.set(LONG, e + KEY1_OFFSET, h1);
+        RAW.set(LONG, e + VALUE_ADDRESS_OFFSET, valueAddress);
+        RAW.set(INT, e + VALUE_LENGTH_OFFSET, valueLength);
+        RAW.set(INT, e + REFS_AND_FLAGS_OFFSET, refsAndFlags);
     }
 
     /**

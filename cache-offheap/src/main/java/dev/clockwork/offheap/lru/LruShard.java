@@ -4,8 +4,6 @@ import static dev.clockwork.offheap.lru.LruRecordLayout.HAS_HIT;
 import static dev.clockwork.offheap.lru.LruRecordLayout.IN_CACHE;
 import static dev.clockwork.offheap.lru.LruRecordLayout.IN_HIGH_POOL;
 import static dev.clockwork.offheap.lru.LruRecordLayout.IN_WINDOW;
-import static dev.clockwork.offheap.lru.LruRecordLayout.KEY0_OFFSET;
-import static dev.clockwork.offheap.lru.LruRecordLayout.KEY1_OFFSET;
 import static dev.clockwork.offheap.lru.LruRecordLayout.MAX_REFS;
 import static dev.clockwork.offheap.lru.LruRecordLayout.ONE_REF;
 import static dev.clockwork.offheap.lru.LruRecordLayout.PRIORITY_SHIFT;
@@ -19,7 +17,6 @@ import dev.clockwork.offheap.context.CallbackGuard;
 import dev.clockwork.offheap.entry.EntryStamp;
 import dev.clockwork.offheap.entry.RecordSlab;
 import dev.clockwork.offheap.events.CacheEvents;
-import dev.clockwork.offheap.memory.NativeAllocator;
 import dev.clockwork.offheap.memory.ValueSlabs;
 import dev.clockwork.offheap.shard.EntryHandoff;
 import dev.clockwork.offheap.shard.InsertOutcome;
@@ -351,13 +348,10 @@ public final class LruShard extends LruList implements Shard {
         }
         int index = slab.allocate();
         long e = slab.address(index);
-        RAW.set(LONG, e + KEY0_OFFSET, h0);
-        RAW.set(LONG, e + KEY1_OFFSET, h1);
-        RAW.set(LONG, e + VALUE_ADDRESS_OFFSET, valueAddress);
+        fillRecord(e, h0, h1, valueAddress, valueLength, IN_CACHE
+                | (placement.priority().ordinal() << PRIORITY_SHIFT) | (keepRef ? ONE_REF : 0)
+                | (intoWindow ? IN_WINDOW : 0));
         storeCharge(e, charge, placement);
-        RAW.set(INT, e + VALUE_LENGTH_OFFSET, valueLength);
-        setRefsAndFlags(e, IN_CACHE | (placement.priority().ordinal() << PRIORITY_SHIFT)
-                | (keepRef ? ONE_REF : 0) | (intoWindow ? IN_WINDOW : 0));
         usage += total;
         long replaced = hashIndex.insert(e, index);
         if (replaced != 0) {
@@ -366,6 +360,29 @@ public final class LruShard extends LruList implements Shard {
         if (!keepRef) {
             listInsert(e);
         }
+        return handleOf(e, index);
+    }
+
+    /**
+     * Stores an entry outside the index, pinned once: a loaded value the insert refused, kept for
+     * its callers. No lookup finds it; it is charged to usage (past capacity if need be, within
+     * {@link #usageLimit}) and freed by its last release, as an erased entry still referenced is.
+     * Returns its handle, or {@link InsertOutcome#REFUSED} past the usage limit or when every
+     * record is pinned; then the caller still owns the value.
+     */
+    public synchronized long insertDetached(long h0, long h1, long valueAddress, int valueLength,
+                                            long charge, Placement placement) {
+        refusals.check();
+        long total = charge + metaCharge;
+        if (charge > usageLimit - metaCharge || total > usageLimit - usage
+                || !freeRecordIfFull()) {
+            return InsertOutcome.REFUSED;
+        }
+        int index = slab.allocate();
+        long e = slab.address(index);
+        fillRecord(e, h0, h1, valueAddress, valueLength, ONE_REF);
+        storeCharge(e, charge, placement);
+        usage += total;
         return handleOf(e, index);
     }
 
@@ -414,14 +431,6 @@ public final class LruShard extends LruList implements Shard {
         slab.freeAll(); // live entries' values go with the value slabs' chunks, freed last
         hashIndex.free();
         freeListHeads();
-    }
-
-    /** Frees the list's head records ({@link LruList}'s, allocated before anything else). */
-    private void freeListHeads() {
-        NativeAllocator.free(head, LruRecordLayout.ENTRY_BYTES);
-        if (windowHead != 0) {
-            NativeAllocator.free(windowHead, LruRecordLayout.ENTRY_BYTES);
-        }
     }
 
     // ---------------------------------------------------------------- visiting entries
