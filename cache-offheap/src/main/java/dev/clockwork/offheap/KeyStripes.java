@@ -11,11 +11,13 @@ package dev.clockwork.offheap;
  *       key's {@code h0} alone ({@link #of}), and the array never changes.</li>
  *   <li>A stripe is held only around the cache's own steps (a presence check, an erase, an insert)
  *       and the admission policy an insert asks. No call that takes a stripe may run on a thread
- *       that holds one of another key, or two threads could wait for each other's: so those calls
- *       are refused from inside an admission policy, the only user code that runs under a stripe
- *       (an LRU cache's policies also hold a shard lock, and are refused by the shard's guard).
- *       Whoever adds user code under a stripe must refuse stripe-taking calls from it the same
- *       way.</li>
+ *       that holds one of another key, or two threads could wait for each other's. The admission
+ *       policy is the only user code that runs under a stripe (its {@code admit},
+ *       {@code recordInsert} and {@code recordAccess}); so a thread holding a stripe is marked
+ *       ({@code CallbackGuard.enterStripe}), and stripe-taking calls, and loads that could wait
+ *       for a stripe, refuse on a marked thread or one asking a policy
+ *       ({@code CallbackGuard.mustNotTakeStripe}). An LRU cache's policies also hold a shard
+ *       lock, and are refused by the shard's guard first.</li>
  *   <li>Plain {@code insert} and {@code erase} take no stripe: they keep their type-specific
  *       (RocksDB) meaning, and only the striped writes are ordered against each other.</li>
  * </ul>

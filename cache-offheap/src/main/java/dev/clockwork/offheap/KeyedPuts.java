@@ -58,8 +58,14 @@ final class KeyedPuts {
         long h0 = enter(key0, key1, charge, placement);
         long h1 = KeyHash.hash1FromHash0(h0, key1);
         synchronized (stripes.of(h0)) {
-            cache.eraseHashed(h0, h1);
-            return insertAndLetGo(key0, key1, segment, array, offset, length, charge, placement);
+            CallbackGuard.enterStripe();
+            try {
+                cache.eraseHashed(h0, h1);
+                return insertAndLetGo(key0, key1, segment, array, offset, length, charge,
+                        placement);
+            } finally {
+                CallbackGuard.exitStripe();
+            }
         }
     }
 
@@ -73,10 +79,13 @@ final class KeyedPuts {
         long h0 = enter(key0, key1, charge, placement);
         long h1 = KeyHash.hash1FromHash0(h0, key1);
         synchronized (stripes.of(h0)) {
-            if (present(h0, h1)) {
-                return false;
+            CallbackGuard.enterStripe();
+            try {
+                return !present(h0, h1) && insertAndLetGo(key0, key1, segment, array, offset,
+                        length, charge, placement);
+            } finally {
+                CallbackGuard.exitStripe();
             }
-            return insertAndLetGo(key0, key1, segment, array, offset, length, charge, placement);
         }
     }
 
@@ -91,12 +100,14 @@ final class KeyedPuts {
         long h0 = enter(key0, key1, charge, placement);
         long h1 = KeyHash.hash1FromHash0(h0, key1);
         synchronized (stripes.of(h0)) {
-            long handle = cache.lookupHashed(h0, h1);
-            if (handle != Cache.MISS) {
-                return handle;
+            CallbackGuard.enterStripe();
+            try {
+                long handle = cache.lookupHashed(h0, h1);
+                return handle != Cache.MISS ? handle : cache.insert(key0, key1, segment, array,
+                        offset, length, charge, placement, true);
+            } finally {
+                CallbackGuard.exitStripe();
             }
-            return cache.insert(key0, key1, segment, array, offset, length, charge, placement,
-                    true);
         }
     }
 
@@ -125,7 +136,7 @@ final class KeyedPuts {
      */
     private long enter(long key0, long key1, long charge, Placement placement) {
         cache.checkOpen();
-        if (CallbackGuard.isInsidePolicy()) {
+        if (CallbackGuard.mustNotTakeStripe()) {
             throw new IllegalStateException("an Admission policy must not put into a cache: the"
                     + " insert that asked it may hold the lock of another key");
         }

@@ -140,12 +140,14 @@ final class LoadOnce {
     }
 
     /**
-     * A miss from inside an admission policy is refused: the policy may run under a load's store
-     * (a key's write stripe held, the load's waiters waiting), and a load from there could wait
-     * for that store, or take a second stripe (the rule of {@link KeyStripes}).
+     * A miss from inside an admission policy, or under a key's write stripe (a policy's
+     * {@code recordInsert} or {@code recordAccess} run by a striped write), is refused: it may
+     * run under a load's store (a key's write stripe held, the load's waiters waiting), and a load
+     * from there could wait for that store, or take a second stripe (the rule of
+     * {@link KeyStripes}).
      */
     private static void refuseInsidePolicy() {
-        if (CallbackGuard.isInsidePolicy()) {
+        if (CallbackGuard.mustNotTakeStripe()) {
             throw new IllegalStateException("an Admission policy must not load into a cache: the"
                     + " insert that asked it may be a load's store, holding its key's lock");
         }

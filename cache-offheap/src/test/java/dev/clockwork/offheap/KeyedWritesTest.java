@@ -17,7 +17,11 @@ import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.key.DbId;
 import dev.clockwork.cache.key.FileCacheKey;
 import dev.clockwork.cache.key.SessionIdGenerator;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -335,6 +339,66 @@ class KeyedWritesTest {
                 put(cache, k, versioned(k, 1, 16), 1);
             }
             assertTrue(seen.get() instanceof IllegalStateException, String.valueOf(seen.get()));
+        }
+    }
+
+    /**
+     * A policy's {@code recordInsert} runs under the stripe of a striped write's key: a put or a
+     * load of another key from there is refused (it would take a second stripe, and two threads
+     * doing so in opposite orders would wait for each other), while under a plain insert, which
+     * holds no stripe, the same calls work.
+     */
+    @ParameterizedTest
+    @EnumSource(CacheKind.class)
+    void writesFromRecordInsertUnderAStripeAreRefused(CacheKind kind) {
+        AtomicReference<Cache> self = new AtomicReference<>();
+        List<Throwable> seen = new CopyOnWriteArrayList<>();
+        AtomicBoolean inside = new AtomicBoolean();
+        AtomicInteger keys = new AtomicInteger();
+        Admission calling = new Admission() {
+            @Override
+            public void recordAccess(long keyHash, boolean hit) {
+            }
+
+            @Override
+            public boolean admit(long candidateHash, long victimHash) {
+                return true;
+            }
+
+            @Override
+            public void recordInsert(long charge) {
+                if (!inside.compareAndSet(false, true)) {
+                    return; // not for the inserts its own calls make
+                }
+                try {
+                    Cache cache = self.get();
+                    long key = keys.incrementAndGet();
+                    try {
+                        cache.put(1000, key, new byte[8], 0, 8, 8, Priority.LOW);
+                    } catch (Throwable t) {
+                        seen.add(t);
+                    }
+                    try {
+                        cache.getOrLoad(2000, key, new byte[8], 0,
+                                (k0, k1) -> MemorySegment.ofArray(new byte[8]), Priority.LOW);
+                    } catch (Throwable t) {
+                        seen.add(t);
+                    }
+                } finally {
+                    inside.set(false);
+                }
+            }
+        };
+        try (ShardedCache cache = (ShardedCache) kind.unitCharged(1 << 10).admission(calling)
+                .build()) {
+            self.set(cache);
+            cache.insert(1, 1, new byte[8], 0, 8, 8, Priority.LOW);
+            assertEquals(List.of(), seen, "under a plain insert the policy's calls work");
+            put(cache, 2, versioned(2, 1, 16), 1);
+            assertEquals(2, seen.size(), "under put's stripe the policy's put and load: " + seen);
+            for (Throwable t : seen) {
+                assertTrue(t instanceof IllegalStateException, String.valueOf(t));
+            }
         }
     }
 

@@ -47,7 +47,13 @@ public final class CallbackGuard {
     private static final int LOCKED = 0;
     /** Index in a thread's marks: admission policies (user code) being asked. */
     private static final int POLICY = 1;
-    private static final ThreadLocal<int[]> MARKS = ThreadLocal.withInitial(() -> new int[2]);
+    /**
+     * Index in a thread's marks: a key's write stripe held ({@code KeyStripes}), under which an
+     * insert tells the admission policy of the insert and of lookups (user code, not marked as
+     * asking a policy, as {@code recordInsert} and {@code recordAccess} are not).
+     */
+    private static final int STRIPE = 2;
+    private static final ThreadLocal<int[]> MARKS = ThreadLocal.withInitial(() -> new int[3]);
 
     private static final VarHandle RUNNING;
 
@@ -119,12 +125,25 @@ public final class CallbackGuard {
         return MARKS.get()[LOCKED] != 0;
     }
 
+    /** Marks the calling thread as holding a key's write stripe; once the stripe is taken. */
+    public static void enterStripe() {
+        MARKS.get()[STRIPE]++;
+    }
+
+    /** Ends {@link #enterStripe}; in a {@code finally}, before the stripe is let go. */
+    public static void exitStripe() {
+        MARKS.get()[STRIPE]--;
+    }
+
     /**
-     * Whether the calling thread is asking a user's admission policy now: a call that would wait
-     * there for another thread's lock (a key's stripe) must refuse instead.
+     * Whether a call that takes a key's write stripe, or waits for a load that needs one, must
+     * refuse on the calling thread: it is asking an admission policy, or holds a stripe already.
+     * Either way it could wait for a stripe held by a thread that waits for it (a cycle, as two
+     * locks taken in opposite orders).
      */
-    public static boolean isInsidePolicy() {
-        return MARKS.get()[POLICY] != 0;
+    public static boolean mustNotTakeStripe() {
+        int[] marks = MARKS.get();
+        return marks[POLICY] != 0 || marks[STRIPE] != 0;
     }
 
     /** Throws if the calling thread is asking an admission policy: close must not run there. */

@@ -131,14 +131,15 @@ abstract class LruList {
     }
 
     /**
-     * Writes a new entry's record but its charge word, which {@link #storeCharge} writes and
-     * counts: its key, value, and references and flags.
+     * Writes a new entry's record: its key, value, charge word (counted under its kind, see
+     * {@link #storeCharge}), and references and flags.
      */
-    static void fillRecord(long e, long h0, long h1, long valueAddress, int valueLength,
-                           int refsAndFlags) {
+    final void writeRecord(long e, long h0, long h1, long valueAddress, int valueLength,
+                           long charge, Placement placement, int refsAndFlags) {
         RAW.set(LONG, e + KEY0_OFFSET, h0);
         RAW.set(LONG, e + KEY1_OFFSET, h1);
         RAW.set(LONG, e + VALUE_ADDRESS_OFFSET, valueAddress);
+        storeCharge(e, charge, placement);
         RAW.set(INT, e + VALUE_LENGTH_OFFSET, valueLength);
         RAW.set(INT, e + REFS_AND_FLAGS_OFFSET, refsAndFlags);
     }

@@ -348,10 +348,9 @@ public final class LruShard extends LruList implements Shard {
         }
         int index = slab.allocate();
         long e = slab.address(index);
-        fillRecord(e, h0, h1, valueAddress, valueLength, IN_CACHE
+        writeRecord(e, h0, h1, valueAddress, valueLength, charge, placement, IN_CACHE
                 | (placement.priority().ordinal() << PRIORITY_SHIFT) | (keepRef ? ONE_REF : 0)
                 | (intoWindow ? IN_WINDOW : 0));
-        storeCharge(e, charge, placement);
         usage += total;
         long replaced = hashIndex.insert(e, index);
         if (replaced != 0) {
@@ -380,8 +379,7 @@ public final class LruShard extends LruList implements Shard {
         }
         int index = slab.allocate();
         long e = slab.address(index);
-        fillRecord(e, h0, h1, valueAddress, valueLength, ONE_REF);
-        storeCharge(e, charge, placement);
+        writeRecord(e, h0, h1, valueAddress, valueLength, charge, placement, ONE_REF);
         usage += total;
         return handleOf(e, index);
     }
