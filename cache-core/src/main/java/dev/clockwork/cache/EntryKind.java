@@ -85,17 +85,33 @@ public final class EntryKind implements Placement {
         return priority;
     }
 
+    /**
+     * Two kinds are equal when they have the same name, index and priority.
+     *
+     * @param o any object, or null
+     * @return whether {@code o} is an {@code EntryKind} with the same name, index and priority
+     */
     @Override
     public boolean equals(Object o) {
         return o == this || o instanceof EntryKind k && k.index == index
                 && k.priority == priority && k.name.equals(name);
     }
 
+    /**
+     * A hash of the name, index and priority, consistent with {@link #equals(Object)}.
+     *
+     * @return the hash code
+     */
     @Override
     public int hashCode() {
         return (name.hashCode() * 31 + index) * 31 + priority.hashCode();
     }
 
+    /**
+     * The kind as {@code name(index, priority)}, e.g. {@code data(1, LOW)}.
+     *
+     * @return the name, index and priority
+     */
     @Override
     public String toString() {
         return name + "(" + index + ", " + priority + ")";

@@ -211,7 +211,7 @@ abstract class LruList {
      *
      * @param charge at most the shard's usage limit (the insert checked), so below the kind
      */
-    void storeCharge(long e, long charge, Placement placement) {
+    private void storeCharge(long e, long charge, Placement placement) {
         long word = ChargeWord.of(charge, placement.kindIndex());
         RAW.set(LONG, e + CHARGE_OFFSET, word);
         kinds.stored(word);
