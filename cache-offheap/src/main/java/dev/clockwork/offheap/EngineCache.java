@@ -4,6 +4,7 @@ import dev.clockwork.cache.AsyncValueLoader;
 import dev.clockwork.cache.EntryKind;
 import dev.clockwork.cache.KeyPredicate;
 import dev.clockwork.cache.Placement;
+import dev.clockwork.cache.Priority;
 import dev.clockwork.cache.ValueLoader;
 import dev.clockwork.cache.admission.Admission;
 import dev.clockwork.cache.dump.DumpFormat;
@@ -255,8 +256,9 @@ public abstract class EngineCache extends ShardedCache {
     /** A hit is {@link #lookup}'s, and costs what it costs: the rest is the miss's. */
     @Override
     public final long lookupOrLoad(long key0, long key1, ValueLoader loader, Placement placement) {
-        LoadOnce.checkArguments(loader, placement);
+        checkLoad(loader, placement);
         long handle = lookup(key0, key1);
+        countUnderKind(placement, handle != MISS);
         return handle != MISS ? handle : loading.lookupMissed(key0, key1, loader, placement);
     }
 
@@ -264,8 +266,9 @@ public abstract class EngineCache extends ShardedCache {
     @Override
     public final int getOrLoad(long key0, long key1, byte[] dst, int offset, ValueLoader loader,
                                Placement placement) {
-        LoadOnce.checkArguments(loader, placement);
+        checkLoad(loader, placement);
         int length = get(key0, key1, dst, offset);
+        countUnderKind(placement, length != ABSENT);
         return length != ABSENT ? length
                 : (int) loading.getMissed(key0, key1, null, dst, offset, loader, placement);
     }
@@ -274,10 +277,30 @@ public abstract class EngineCache extends ShardedCache {
     @Override
     public final long getOrLoad(long key0, long key1, MemorySegment dst, long offset,
                                 ValueLoader loader, Placement placement) {
-        LoadOnce.checkArguments(loader, placement);
+        checkLoad(loader, placement);
         long length = get(key0, key1, dst, offset);
+        countUnderKind(placement, length != ABSENT);
         return length != ABSENT ? length
                 : loading.getMissed(key0, key1, dst, null, offset, loader, placement);
+    }
+
+    /**
+     * Checks a get-or-load's arguments before its lookup: a loader and a placement, whose kind,
+     * if it names one, the cache was built with (the loaded value is stored under it).
+     */
+    final void checkLoad(Object loader, Placement placement) {
+        LoadOnce.checkArguments(loader, placement);
+        stats.kinds.check(placement);
+    }
+
+    /**
+     * Counts a get-or-load's lookup under the kind its placement names, as
+     * {@link #lookup(long, long, EntryKind)} does; a {@link Priority} names none.
+     */
+    final void countUnderKind(Placement placement, boolean hit) {
+        if (placement instanceof EntryKind kind && stats.recordLookups) {
+            stats.kinds.lookedUp(kind, hit);
+        }
     }
 
     @Override

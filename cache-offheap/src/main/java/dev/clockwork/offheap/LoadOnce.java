@@ -89,10 +89,11 @@ final class LoadOnce {
     CompletableFuture<byte[]> getOrLoadAsync(long key0, long key1, AsyncValueLoader loader,
                                              Placement placement) {
         cache.checkOpen();
-        checkArguments(loader, placement);
+        cache.checkLoad(loader, placement);
         long h0 = KeyHash.hash0(key0, key1, cache.hashSeed);
         long h1 = KeyHash.hash1FromHash0(h0, key1);
         long handle = cache.lookupCounted(h0, h1);
+        cache.countUnderKind(placement, handle != Cache.MISS);
         if (handle != Cache.MISS) {
             try {
                 return CompletableFuture.completedFuture(copyOut(handle));

@@ -1,5 +1,6 @@
 package dev.clockwork.offheap;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -13,12 +14,15 @@ import dev.clockwork.cache.EntryVisitor;
 import dev.clockwork.cache.KindStats;
 import dev.clockwork.cache.Placement;
 import dev.clockwork.cache.Priority;
+import dev.clockwork.cache.ValueLoader;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -282,6 +286,43 @@ class EntryKindsTest {
             cache.release(cache.lookup(1, 1, EntryKind.DATA));
             assertEquals(0, cache.stats().kind(EntryKind.DATA).hits(), "not recording lookups");
             assertEquals(10, cache.stats().kind(EntryKind.DATA).usage());
+        }
+    }
+
+    /**
+     * A get-or-load naming a kind counts its lookup under the kind (a hit, or a miss and its
+     * load), stores the loaded value under it, and refuses an undeclared kind before it loads.
+     */
+    @ParameterizedTest
+    @EnumSource(CacheKind.class)
+    void getOrLoadNamingAKindCountsAndTagsUnderIt(CacheKind type) throws Exception {
+        try (ShardedCache cache = build(type, 1 << 20, KINDS)) {
+            AtomicInteger loads = new AtomicInteger();
+            ValueLoader loader = (k0, k1) -> {
+                loads.incrementAndGet();
+                return MemorySegment.ofArray(VALUE);
+            };
+            byte[] dst = new byte[VALUE.length];
+            assertEquals(VALUE.length, cache.getOrLoad(1, 1, dst, 0, loader, EntryKind.DATA));
+            assertEquals(VALUE.length, cache.getOrLoad(1, 1, dst, 0, loader, EntryKind.DATA));
+            cache.release(cache.lookupOrLoad(2, 1, loader, EntryKind.INDEX));
+            assertArrayEquals(VALUE,
+                    cache.getOrLoadAsync(2, 1, (k0, k1) -> CompletableFuture.completedFuture(
+                            MemorySegment.ofArray(VALUE)), EntryKind.INDEX).get());
+            cache.release(cache.lookupOrLoad(3, 1, loader, Priority.LOW)); // totals only
+            assertEquals(3, loads.get());
+            CacheStats stats = cache.stats();
+            assertEquals(new KindStats(EntryKind.DATA, 1, 1, VALUE.length, 1),
+                    stats.kind(EntryKind.DATA));
+            assertEquals(new KindStats(EntryKind.INDEX, 1, 1, VALUE.length, 1),
+                    stats.kind(EntryKind.INDEX));
+            EntryKind stranger = EntryKind.of("stranger", 9, Priority.LOW);
+            assertThrows(IllegalArgumentException.class,
+                    () -> cache.getOrLoad(4, 1, dst, 0, loader, stranger));
+            assertThrows(IllegalArgumentException.class,
+                    () -> cache.getOrLoadAsync(4, 1, (k0, k1) -> null, stranger));
+            assertEquals(3, loads.get(), "refused before loading");
+            assertExact(cache);
         }
     }
 
