@@ -36,10 +36,7 @@ class ReadmeTest {
     }
 
     private static String quickStartSection(String readme) {
-        int start = readme.indexOf("## Quick start");
-        int end = readme.indexOf("\n## ", start + 1);
-        assertTrue(start >= 0 && end > start, "README has a Quick start section");
-        return readme.substring(start, end);
+        return section(readme, "## Quick start");
     }
 
     @Test
@@ -51,13 +48,51 @@ class ReadmeTest {
         Files.writeString(dir.resolve("QuickStart.java"), block.group(1), StandardCharsets.UTF_8);
         Matcher run = SH_BLOCK.matcher(section);
         assertTrue(run.find(block.end()), "a sh block after the java block");
+        String output = runScript(dir, run.group(1));
+        assertEquals(List.of("the bytes of block 7:4096", "25 bytes copied"),
+                output.lines().toList(), "what QuickStart printed");
+        assertTrue(section.contains("It prints `the bytes of block 7:4096` and `25 bytes copied`"),
+                "the README says what it prints");
+    }
+
+    /**
+     * The README's block-cache example runs as the quick start does (its run command, with the
+     * example's file for {@code QuickStart.java}) and prints what the README says it prints.
+     */
+    @Test
+    void blockCacheExampleCompilesAndRunsAsPasted(@TempDir Path dir) throws Exception {
+        String readme = readme();
+        String section = section(readme, "## A storage engine's block cache");
+        Matcher block = JAVA_BLOCK.matcher(section);
+        assertTrue(block.find(), "a java block in the block-cache section");
+        Files.writeString(dir.resolve("BlockCache.java"), block.group(1), StandardCharsets.UTF_8);
+        Matcher run = SH_BLOCK.matcher(quickStartSection(readme));
+        assertTrue(run.find(), "the quick start's run command");
+        String output = runScript(dir, run.group(1).replace("QuickStart.java", "BlockCache.java"));
+        assertEquals(List.of("1 disk read, 2 hits", "0 entries", "1 entry loaded"),
+                output.lines().toList(), "what BlockCache printed");
+        assertTrue(section.contains("It prints `1 disk read, 2 hits`, `0 entries` and"
+                + " `1 entry loaded`"), "the README says what it prints");
+    }
+
+    private static String section(String readme, String heading) {
+        int start = readme.indexOf(heading);
+        int end = readme.indexOf("\n## ", start + 1);
+        assertTrue(start >= 0 && end > start, "README has the section " + heading);
+        return readme.substring(start, end);
+    }
+
+    /**
+     * Runs a README run command in {@code dir}, its jar names and launcher made this build's,
+     * and returns what it printed; it must finish in time and exit 0.
+     */
+    private static String runScript(Path dir, String command) throws Exception {
         String jars = String.format(JARS, System.getProperty("clockwork.version"));
         String launcher = Path.of("..", "clockwork").toAbsolutePath().normalize().toString();
-        assertTrue(run.group(1).contains(jars) && run.group(1).contains("./clockwork "),
-                "the run command names the jars and the launcher: " + run.group(1));
-        String script = run.group(1).replace(jars, libraryClassPath())
+        assertTrue(command.contains(jars) && command.contains("./clockwork "),
+                "the run command names the jars and the launcher: " + command);
+        String script = command.replace(jars, libraryClassPath())
                 .replace("./clockwork ", launcher + " ");
-
         ProcessBuilder bash = new ProcessBuilder("bash", "-euo", "pipefail", "-c", script)
                 .directory(dir.toFile()).redirectErrorStream(true);
         // A JDK 22+ for the launcher to find first: this test's own.
@@ -65,12 +100,9 @@ class ReadmeTest {
         Process process = bash.start();
         String output = new String(process.getInputStream().readAllBytes(),
                 StandardCharsets.UTF_8);
-        assertTrue(process.waitFor(RUN_SECONDS, TimeUnit.SECONDS), "QuickStart did not finish");
+        assertTrue(process.waitFor(RUN_SECONDS, TimeUnit.SECONDS), "the example did not finish");
         assertEquals(0, process.exitValue(), output);
-        assertEquals(List.of("the bytes of block 7:4096", "25 bytes copied"),
-                output.lines().toList(), "what QuickStart printed");
-        assertTrue(section.contains("It prints `the bytes of block 7:4096` and `25 bytes copied`"),
-                "the README says what it prints");
+        return output;
     }
 
     /** cache-core and cache-offheap as this build made them: jars or class directories. */
