@@ -101,8 +101,10 @@ import java.util.concurrent.CompletableFuture;
  *
  * <h2>Callbacks</h2>
  * An admission policy ({@link dev.clockwork.cache.admission.Admission}), an
- * {@link EntryVisitor} and a {@link ValueReader} are the caller's code run inside a cache call.
- * The caches in {@code dev.clockwork.offheap} do not trust them:
+ * {@link EntryVisitor}, a {@link ValueReader}, a {@link KeyPredicate} (run as a visitor is) and
+ * a {@link ValueLoader} or {@link AsyncValueLoader} (see {@link #lookupOrLoad} for what a loader
+ * may call) are the caller's code run inside a cache call. The caches in
+ * {@code dev.clockwork.offheap} do not trust them:
  * <ul>
  *   <li>What a callback throws (any {@link Throwable}, a checked exception thrown sneakily too)
  *       reaches the caller of the call that ran it, after the cache has finished or undone its
