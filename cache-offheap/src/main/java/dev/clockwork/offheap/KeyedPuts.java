@@ -141,6 +141,7 @@ final class KeyedPuts {
                     + " insert that asked it may hold the lock of another key");
         }
         Args.requireNonNull("placement", placement);
+        cache.stats.kinds.check(placement); // before put's erase: a refused kind changes nothing
         Args.requireNonNegative("charge", charge);
         long capacity = cache.capacity();
         if (charge > capacity) {

@@ -345,6 +345,12 @@ class EntryKindsTest {
             assertEquals(0, cache.usage());
             assertEquals(0, cache.entryCount());
             assertEquals(0, cache.stats().inserts());
+            assertTrue(cache.put(5, 1, VALUE, 0, VALUE.length, 10, EntryKind.DATA));
+            assertThrows(IllegalArgumentException.class,
+                    () -> cache.put(5, 1, VALUE, 0, VALUE.length, 10, stranger));
+            assertThrows(IllegalArgumentException.class,
+                    () -> cache.putIfAbsent(6, 1, VALUE, 0, VALUE.length, 10, stranger));
+            assertTrue(cache.erase(5, 1), "a put of an undeclared kind leaves the key as it was");
         }
         try (ShardedCache plain = type.builder(1 << 20, 100).build()) {
             assertThrows(IllegalArgumentException.class,
