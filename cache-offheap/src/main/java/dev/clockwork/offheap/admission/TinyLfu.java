@@ -61,8 +61,10 @@ import java.lang.invoke.VarHandle;
  * a step each time a falling average charge raises the full-cache estimate by an eighth), so
  * little history is lost.
  *
- * <p>Growing is thread-safe: the grow runs on an inserting thread that takes the drain lock at
- * once (else a later insert does it), and drains, the sketch's only writers, hold the same lock,
+ * <p>Growing is thread-safe: the grow runs under the drain lock, on the inserting thread if it
+ * takes the lock at once, else on the thread holding it, when it lets go (see
+ * {@link #unlock}: no grow is lost, the last insert's included), and drains, the sketch's only
+ * writers, hold the same lock,
  * so none writes to a sketch being replaced or pairs a sketch with a tuner of another size. Both
  * are published through volatile fields, whole: a sketch's arrays and sample size are final.
  * {@link #admit} reads them racily; an estimate from the sketch just replaced skews one decision,
@@ -100,10 +102,13 @@ public final class TinyLfu implements Admission {
     static final int HASH_FLOODING_ODDS = 128;
 
     private static final VarHandle DRAINING;
+    private static final VarHandle DEFERRED_GROW;
 
     static {
         try {
             DRAINING = MethodHandles.lookup().findVarHandle(TinyLfu.class, "draining", int.class);
+            DEFERRED_GROW = MethodHandles.lookup().findVarHandle(TinyLfu.class, "deferredGrow",
+                    long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -119,6 +124,12 @@ public final class TinyLfu implements Admission {
     /** 1 while a thread drains into (or rebuilds) the sketch. */
     @SuppressWarnings("unused") // through DRAINING
     private volatile int draining;
+    /**
+     * The most entries an insert wanted a grow for, or 0 when no grow waits: the holder of the
+     * drain lock makes it when it lets go ({@link #unlock}).
+     */
+    @SuppressWarnings("unused") // through DEFERRED_GROW
+    private volatile long deferredGrow;
     /** Replaced (grown) only under the drain lock; read racily by estimates. */
     private volatile FrequencySketch sketch;
     /** Replaced with the sketch, for as many entries, under the drain lock. */
@@ -205,8 +216,33 @@ public final class TinyLfu implements Admission {
         return (int) DRAINING.compareAndExchange(this, 0, 1) == 0;
     }
 
+    /**
+     * Lets the drain lock go, first making the grow an insert left for it. The insert writes
+     * {@link #deferredGrow} and then tries the lock; this thread releases the lock and then reads
+     * {@link #deferredGrow}, both accesses volatile (sequentially consistent: the release is a
+     * volatile store for that reason, not a release store, which a later load may pass). So
+     * either the insert takes the lock and grows itself, or this thread sees its request and
+     * takes the lock again: a grow asked for while the lock was held is never lost.
+     */
     private void unlock() {
-        DRAINING.setRelease(this, 0);
+        do {
+            if ((long) DEFERRED_GROW.getVolatile(this) != 0) {
+                grow((long) DEFERRED_GROW.getAndSet(this, 0L));
+            }
+            DRAINING.setVolatile(this, 0);
+        } while ((long) DEFERRED_GROW.getVolatile(this) != 0 && tryLock());
+    }
+
+    /** Asks for a grow to {@code entries} (at least), for whoever holds the drain lock next. */
+    private void deferGrow(long entries) {
+        long seen = (long) DEFERRED_GROW.getVolatile(this);
+        while (seen < entries) {
+            long witness = (long) DEFERRED_GROW.compareAndExchange(this, seen, entries);
+            if (witness == seen) {
+                return;
+            }
+            seen = witness;
+        }
     }
 
     /** Records dropped because another thread held the sketch (read racily: a hint). */
@@ -254,11 +290,10 @@ public final class TinyLfu implements Admission {
         long count = ++insertedCount;
         long sum = insertedCharge += Math.max(1, charge);
         long wanted = entriesWanted(Math.max(1, sum / count), count);
-        if (worthGrowing(wanted, sketch.entries()) && tryLock()) {
-            try {
-                grow(wanted);
-            } finally {
-                unlock();
+        if (worthGrowing(wanted, sketch.entries())) {
+            deferGrow(wanted);
+            if (tryLock()) {
+                unlock(); // makes the grow asked for above, or a larger one
             }
         }
     }
@@ -285,7 +320,8 @@ public final class TinyLfu implements Admission {
 
     /**
      * Under the lock: a new, empty sketch and tuner for {@code entries}, unless the sketch has
-     * grown meanwhile (see "Sizing" for why this is safe against drains and admits).
+     * grown meanwhile, or {@code entries} is 0 (a request another unlock made already) (see
+     * "Sizing" for why this is safe against drains and admits).
      */
     private void grow(long entries) {
         if (worthGrowing(entries, sketch.entries())) {
