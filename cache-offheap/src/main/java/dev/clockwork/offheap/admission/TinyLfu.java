@@ -69,8 +69,9 @@ import java.lang.invoke.VarHandle;
  * are published through volatile fields, whole: a sketch's arrays and sample size are final.
  * {@link #admit} reads them racily; an estimate from the sketch just replaced skews one decision,
  * a ghost added to the tuner just replaced is lost evidence. The arrays are allocated at
- * construction and on those grows only, never per access: {@link #recordAccess} is unchanged by
- * the sizing and allocates nothing.
+ * construction and on those grows only, never per access: a grow that an insert left for the
+ * holder of the drain lock may run at the end of an access's drain, but only as often as grows
+ * happen (see above); otherwise {@link #recordAccess} allocates nothing.
  */
 public final class TinyLfu implements Admission {
     /** Buffers; a power of two, a few per core of a large machine. */
@@ -226,10 +227,13 @@ public final class TinyLfu implements Admission {
      */
     private void unlock() {
         do {
-            if ((long) DEFERRED_GROW.getVolatile(this) != 0) {
-                grow((long) DEFERRED_GROW.getAndSet(this, 0L));
+            try {
+                if ((long) DEFERRED_GROW.getVolatile(this) != 0) {
+                    grow((long) DEFERRED_GROW.getAndSet(this, 0L));
+                }
+            } finally {
+                DRAINING.setVolatile(this, 0); // also if the grow's allocation fails
             }
-            DRAINING.setVolatile(this, 0);
         } while ((long) DEFERRED_GROW.getVolatile(this) != 0 && tryLock());
     }
 
